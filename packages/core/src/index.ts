@@ -1,0 +1,40 @@
+export { recordEvents } from './events/record-event.ts'
+export type { EventType, EventInput } from './events/record-event.ts'
+export { createApiKey, authenticateApiKey } from './workspaces/api-keys.ts'
+export type { Principal, CreatedApiKey } from './workspaces/api-keys.ts'
+export { createWorkspace, getWorkspace, updateWorkspace, addCredits, listNotifications } from './workspaces/workspaces.ts'
+export type { WorkspaceView } from './workspaces/workspaces.ts'
+export {
+  PLATFORM_PARSE_PIPELINE_ID,
+  ensurePlatformPipelines,
+  createPipeline,
+  createPipelineVersion,
+  publishPipelineVersion,
+  getPipeline,
+  getPipelineDefinition,
+  listPipelines,
+  resolvePipeline,
+} from './pipelines/pipelines.ts'
+export type { PipelineView, ResolvedPipeline } from './pipelines/pipelines.ts'
+export { inspectFile, discardUploads } from './jobs/inspect-files.ts'
+export type { UploadedFile, InspectedFile } from './jobs/inspect-files.ts'
+export { createJob } from './jobs/create-job.ts'
+export type { JobOptions } from './jobs/create-job.ts'
+export { getJob, listJobs, encodeCursor, decodeCursor } from './jobs/read-jobs.ts'
+export type { JobListFilters } from './jobs/read-jobs.ts'
+export { cancelJob } from './jobs/cancel-job.ts'
+export type { JobView } from './jobs/job-view.ts'
+export { toJobView, JOB_VIEW_INCLUDE } from './jobs/job-view.ts'
+export { runStage, failJob } from './stages/run-stage.ts'
+export type { StageRunResult } from './stages/run-stage.ts'
+export type { StageDeps } from './stages/stage-context.ts'
+export {
+  createWebhook,
+  getWebhook,
+  listWebhooks,
+  rotateWebhookSecret,
+  setWebhookStatus,
+  listDeliveries,
+  toWebhookView,
+} from './webhooks/webhooks.ts'
+export type { WebhookView, WebhookAuth, UrlPolicy } from './webhooks/webhooks.ts'

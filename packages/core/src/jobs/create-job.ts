@@ -1,0 +1,106 @@
+import { creditsForPages, DomainError, newId } from '@quire/domain'
+import type { Db } from '@quire/db'
+import { reserveCredits } from '@quire/ledger'
+import { jobKeys, PRIORITY, stageQueueName, writeOutbox, type Priority } from '@quire/queues'
+import type { BlobStore } from '@quire/storage'
+import { recordEvents } from '../events/record-event.ts'
+import type { ResolvedPipeline } from '../pipelines/pipelines.ts'
+import type { InspectedFile } from './inspect-files.ts'
+
+export type JobOptions = {
+  priority: Priority
+  executionMode: 'async' | 'sync'
+  environment: 'production' | 'test'
+  sourceTag?: string | null
+  clientReferenceId?: string | null
+  schemaId?: string | null
+  metadata?: Record<string, string> | null
+}
+
+/**
+ * Creates one job from one or more inspected files: stores the files, then in one transaction reserves credits,
+ * writes the job and queues its first stage through the outbox. No credits, no job.
+ */
+export async function createJob(opts: {
+  db: Db
+  blobs: BlobStore
+  workspaceId: string
+  pipeline: ResolvedPipeline
+  files: InspectedFile[]
+  options: JobOptions
+}): Promise<{ jobId: string }> {
+  const jobId = newId('job')
+  const pageCount = opts.files.reduce((n, f) => n + f.pageCount, 0)
+  const credits = creditsForPages(pageCount, opts.pipeline.definition.credits.per_page)
+  const stored = opts.files.map((f, position) => ({ ...f, position, blobKey: `${opts.workspaceId}/${jobId}/${position}` }))
+  for (const f of stored) await opts.blobs.putFile(f.blobKey, f.tempPath)
+  try {
+    await opts.db.$transaction(async (tx) => {
+      const hold = await reserveCredits(tx, { workspaceId: opts.workspaceId, jobId, amount: credits })
+      if (!hold.ok) {
+        throw new DomainError(
+          'PAYMENT_REQUIRED',
+          hold.reason === 'spending_cap'
+            ? `this job (${credits} credits) would exceed the workspace spending cap`
+            : `this job needs ${credits} credits; not enough credits available`,
+          { required: credits },
+        )
+      }
+      await tx.job.create({
+        data: {
+          id: jobId,
+          workspaceId: opts.workspaceId,
+          pipelineId: opts.pipeline.pipelineId,
+          pipelineVersion: opts.pipeline.version,
+          definition: opts.pipeline.definition as object,
+          status: 'queued',
+          stageNow: 'initialization',
+          priority: opts.options.priority,
+          executionMode: opts.options.executionMode,
+          environment: opts.options.environment,
+          sourceTag: opts.options.sourceTag ?? null,
+          clientReferenceId: opts.options.clientReferenceId ?? null,
+          schemaId: opts.options.schemaId ?? null,
+          metadata: opts.options.metadata ?? undefined,
+          pageCount,
+          creditsReserved: credits,
+          files: {
+            create: stored.map((f) => ({
+              id: newId('file'),
+              position: f.position,
+              fileName: f.fileName,
+              fileType: f.fileType,
+              mimeType: f.mimeType,
+              sizeBytes: f.sizeBytes,
+              pageCount: f.pageCount,
+              blobKey: f.blobKey,
+            })),
+          },
+          stageRuns: {
+            create: {
+              id: newId('run'),
+              stage: 'source',
+              status: 'completed',
+              completedAt: new Date(),
+              ms: 0,
+            },
+          },
+        },
+      })
+      await recordEvents(tx, [
+        { workspaceId: opts.workspaceId, jobId, type: 'stage.exited', stage: 'source', transition: 'exited' },
+      ])
+      await writeOutbox(tx, {
+        queue: stageQueueName('initialization'),
+        name: 'initialization',
+        jobKey: jobKeys.stage(jobId, 'initialization'),
+        payload: { jobId },
+        priority: PRIORITY[opts.options.priority],
+      })
+    })
+  } catch (err) {
+    await Promise.all(stored.map((f) => opts.blobs.delete(f.blobKey)))
+    throw err
+  }
+  return { jobId }
+}

@@ -1,0 +1,38 @@
+import { rm } from 'node:fs/promises'
+import { DomainError, type FileType, type PipelineDefinition } from '@quire/domain'
+import { countPages, sniffFileType } from '@quire/extraction'
+
+export type UploadedFile = { tempPath: string; fileName: string; sizeBytes: number }
+export type InspectedFile = UploadedFile & { fileType: FileType; mimeType: string; pageCount: number }
+
+/**
+ * Decides each file's type from its content (never its name or declared type), checks it against the pipeline's
+ * accepted types and size limit, and counts its pages for the credit reservation.
+ */
+export async function inspectFile(file: UploadedFile, definition: PipelineDefinition): Promise<InspectedFile> {
+  if (file.sizeBytes === 0) throw new DomainError('MISSING_FILE', `file "${file.fileName}" is empty`)
+  const sniffed = await sniffFileType(file.tempPath)
+  if (!sniffed) {
+    throw new DomainError('UNSUPPORTED_FILE_TYPE', `file "${file.fileName}" is not a PDF, DOCX or supported image`)
+  }
+  if (!definition.accept.types.includes(sniffed.type)) {
+    throw new DomainError('UNSUPPORTED_FILE_TYPE', `this pipeline does not accept ${sniffed.type} files`, {
+      accepted: definition.accept.types,
+    })
+  }
+  const maxBytes = definition.accept.max_file_mb * 1024 * 1024
+  if (file.sizeBytes > maxBytes) {
+    throw new DomainError('PIPELINE_FILE_TOO_LARGE', `file exceeds this pipeline's limit of ${definition.accept.max_file_mb} MB`)
+  }
+  let pageCount: number
+  try {
+    pageCount = await countPages(file.tempPath, sniffed.type)
+  } catch {
+    throw new DomainError('UNSUPPORTED_FILE_TYPE', `file "${file.fileName}" could not be read as ${sniffed.type}`)
+  }
+  return { ...file, fileType: sniffed.type, mimeType: sniffed.mime, pageCount: Math.max(1, pageCount) }
+}
+
+export async function discardUploads(files: UploadedFile[]): Promise<void> {
+  await Promise.all(files.map((f) => rm(f.tempPath, { force: true })))
+}

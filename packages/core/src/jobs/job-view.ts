@@ -1,0 +1,110 @@
+import type { JobStatus } from '@quire/domain'
+import type { Db } from '@quire/db'
+
+/** The form-neutral read model of a job. Form A and Form B presenters shape it for the wire. */
+export type JobView = {
+  id: string
+  workspaceId: string
+  status: JobStatus
+  stageNow: string | null
+  failedStage: string | null
+  errorCode: string | null
+  errorMessage: string | null
+  pipeline: { id: string; version: number }
+  priority: string
+  executionMode: string
+  environment: string
+  sourceTag: string | null
+  clientReferenceId: string | null
+  schemaId: string | null
+  metadata: Record<string, string> | null
+  degradationReason: string | null
+  files: { fileName: string; mimeType: string; fileType: string; pageCount: number; sizeBytes: number }[]
+  pageCount: number
+  creditsReserved: number
+  creditsUsed: number | null
+  createdAt: Date
+  startedAt: Date | null
+  completedAt: Date | null
+  expired: boolean
+  documents: {
+    id: string
+    status: string
+    parentId: string | null
+    type: string | null
+    schemaId: string | null
+    pages: number[]
+    data: Record<string, { value: unknown; confidence: number }> | null
+  }[]
+  stages: {
+    stage: string
+    status: string
+    startedAt: Date
+    completedAt: Date | null
+    ms: number | null
+    credits: number
+    error: string | null
+  }[]
+}
+
+export const JOB_VIEW_INCLUDE = {
+  files: { orderBy: { position: 'asc' as const } },
+  documents: { orderBy: { id: 'asc' as const } },
+  stageRuns: { orderBy: { startedAt: 'asc' as const } },
+}
+
+type JobRow = NonNullable<Awaited<ReturnType<typeof findJobRow>>>
+const findJobRow = (db: Db, id: string) => db.job.findUnique({ where: { id }, include: JOB_VIEW_INCLUDE })
+
+export function toJobView(row: JobRow): JobView {
+  return {
+    id: row.id,
+    workspaceId: row.workspaceId,
+    status: row.status as JobStatus,
+    stageNow: row.stageNow,
+    failedStage: row.failedStage,
+    errorCode: row.errorCode,
+    errorMessage: row.errorMessage,
+    pipeline: { id: row.pipelineId, version: row.pipelineVersion },
+    priority: row.priority,
+    executionMode: row.executionMode,
+    environment: row.environment,
+    sourceTag: row.sourceTag,
+    clientReferenceId: row.clientReferenceId,
+    schemaId: row.schemaId,
+    metadata: (row.metadata as Record<string, string> | null) ?? null,
+    degradationReason: row.degradationReason,
+    files: row.files.map((f) => ({
+      fileName: f.fileName,
+      mimeType: f.mimeType,
+      fileType: f.fileType,
+      pageCount: f.pageCount,
+      sizeBytes: f.sizeBytes,
+    })),
+    pageCount: row.pageCount,
+    creditsReserved: row.creditsReserved,
+    creditsUsed: row.creditsUsed,
+    createdAt: row.createdAt,
+    startedAt: row.startedAt,
+    completedAt: row.completedAt,
+    expired: row.expiredAt !== null,
+    documents: row.documents.map((d) => ({
+      id: d.id,
+      status: d.status,
+      parentId: d.parentId,
+      type: d.type,
+      schemaId: d.schemaId,
+      pages: d.pages,
+      data: (d.data as JobView['documents'][number]['data']) ?? null,
+    })),
+    stages: row.stageRuns.map((r) => ({
+      stage: r.stage,
+      status: r.status,
+      startedAt: r.startedAt,
+      completedAt: r.completedAt,
+      ms: r.ms,
+      credits: r.credits,
+      error: r.error,
+    })),
+  }
+}

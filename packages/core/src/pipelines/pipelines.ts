@@ -1,0 +1,173 @@
+import { DomainError, newId, parsePipelineDefinition, PipelineDefinition } from '@quire/domain'
+import type { Db } from '@quire/db'
+import { recordEvents } from '../events/record-event.ts'
+
+/** The platform-provided parse pipeline every workspace can use. */
+export const PLATFORM_PARSE_PIPELINE_ID = 'parse'
+
+export type PipelineVersionView = { version: number; published: boolean; published_at: string | null; created_at: string }
+export type PipelineView = {
+  id: string
+  name: string
+  platform: boolean
+  latest_published_version: number | null
+  versions: PipelineVersionView[]
+  created_at: string
+}
+
+export async function ensurePlatformPipelines(db: Db): Promise<void> {
+  await db.pipeline.upsert({
+    where: { id: PLATFORM_PARSE_PIPELINE_ID },
+    update: {},
+    create: {
+      id: PLATFORM_PARSE_PIPELINE_ID,
+      name: 'Parse',
+      workspaceId: null,
+      versions: {
+        create: {
+          id: 'pv_parse_1',
+          version: 1,
+          definition: PipelineDefinition.parse({ routing: { catch_all_schema_id: 'generic' } }) as object,
+          publishedAt: new Date(),
+        },
+      },
+    },
+  })
+}
+
+function validDefinition(input: unknown) {
+  const parsed = parsePipelineDefinition(input)
+  if (!parsed.ok) {
+    throw new DomainError('INVALID_DEFINITION', 'pipeline definition is invalid', { issues: parsed.issues })
+  }
+  return parsed.definition
+}
+
+type PipelineWithVersions = Awaited<ReturnType<typeof loadPipeline>>
+
+async function loadPipeline(db: Db, workspaceId: string, id: string) {
+  const p = await db.pipeline.findFirst({
+    where: { id, OR: [{ workspaceId }, { workspaceId: null }] },
+    include: { versions: { orderBy: { version: 'asc' } } },
+  })
+  if (!p) throw new DomainError('PIPELINE_NOT_FOUND', `pipeline ${id} not found`)
+  return p
+}
+
+function toView(p: PipelineWithVersions): PipelineView {
+  const published = p.versions.filter((v) => v.publishedAt)
+  return {
+    id: p.id,
+    name: p.name,
+    platform: p.workspaceId === null,
+    latest_published_version: published.at(-1)?.version ?? null,
+    versions: p.versions.map((v) => ({
+      version: v.version,
+      published: v.publishedAt !== null,
+      published_at: v.publishedAt?.toISOString() ?? null,
+      created_at: v.createdAt.toISOString(),
+    })),
+    created_at: p.createdAt.toISOString(),
+  }
+}
+
+export async function createPipeline(opts: { db: Db; workspaceId: string; name: string; definition: unknown }) {
+  const definition = validDefinition(opts.definition)
+  const id = newId('pl')
+  await opts.db.pipeline.create({
+    data: {
+      id,
+      workspaceId: opts.workspaceId,
+      name: opts.name,
+      versions: { create: { id: newId('pv'), version: 1, definition: definition as object } },
+    },
+  })
+  return getPipeline({ db: opts.db, workspaceId: opts.workspaceId, pipelineId: id })
+}
+
+export async function createPipelineVersion(opts: { db: Db; workspaceId: string; pipelineId: string; definition: unknown }) {
+  const definition = validDefinition(opts.definition)
+  const p = await loadPipeline(opts.db, opts.workspaceId, opts.pipelineId)
+  if (p.workspaceId === null) throw new DomainError('not_found', 'platform pipelines cannot be changed')
+  const next = (p.versions.at(-1)?.version ?? 0) + 1
+  await opts.db.pipelineVersion.create({
+    data: { id: newId('pv'), pipelineId: p.id, version: next, definition: definition as object },
+  })
+  return { ...(await getPipeline({ db: opts.db, workspaceId: opts.workspaceId, pipelineId: p.id })), version: next }
+}
+
+export async function publishPipelineVersion(opts: { db: Db; workspaceId: string; pipelineId: string; version: number }) {
+  const p = await loadPipeline(opts.db, opts.workspaceId, opts.pipelineId)
+  if (p.workspaceId === null) throw new DomainError('not_found', 'platform pipelines cannot be changed')
+  const v = p.versions.find((x) => x.version === opts.version)
+  if (!v) throw new DomainError('VERSION_NOT_FOUND', `pipeline ${p.id} has no version ${opts.version}`)
+  if (!v.publishedAt) {
+    await opts.db.$transaction(async (tx) => {
+      await tx.pipelineVersion.update({ where: { id: v.id }, data: { publishedAt: new Date() } })
+      await recordEvents(tx, [
+        { workspaceId: opts.workspaceId, type: 'pipeline.deployed', data: { pipeline_id: p.id, version: v.version } },
+      ])
+    })
+  }
+  return getPipeline({ db: opts.db, workspaceId: opts.workspaceId, pipelineId: p.id })
+}
+
+export async function getPipeline(opts: { db: Db; workspaceId: string; pipelineId: string }): Promise<PipelineView> {
+  return toView(await loadPipeline(opts.db, opts.workspaceId, opts.pipelineId))
+}
+
+export async function getPipelineDefinition(opts: { db: Db; workspaceId: string; pipelineId: string; version: number }) {
+  const p = await loadPipeline(opts.db, opts.workspaceId, opts.pipelineId)
+  const v = p.versions.find((x) => x.version === opts.version)
+  if (!v) throw new DomainError('VERSION_NOT_FOUND', `pipeline ${p.id} has no version ${opts.version}`)
+  return v.definition
+}
+
+export async function listPipelines(opts: { db: Db; workspaceId: string; page: number; pageSize: number }) {
+  const where = { OR: [{ workspaceId: opts.workspaceId }, { workspaceId: null }] }
+  const [rows, total] = await Promise.all([
+    opts.db.pipeline.findMany({
+      where,
+      include: { versions: { orderBy: { version: 'asc' } } },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      skip: (opts.page - 1) * opts.pageSize,
+      take: opts.pageSize,
+    }),
+    opts.db.pipeline.count({ where }),
+  ])
+  return { data: rows.map(toView), total }
+}
+
+export type ResolvedPipeline = { pipelineId: string; version: number; definition: PipelineDefinition }
+
+/**
+ * Picks the pipeline and version a submission runs: the request's pipeline, else the key's bound pipeline, else the
+ * workspace default, else the platform parse pipeline. A pinned version must exist; drafts only when allowed.
+ */
+export async function resolvePipeline(opts: {
+  db: Db
+  workspaceId: string
+  requestedPipelineId?: string | null
+  boundPipelineId?: string | null
+  version?: number | null
+  allowDraftVersion: boolean
+}): Promise<ResolvedPipeline> {
+  let pipelineId = opts.requestedPipelineId || opts.boundPipelineId || null
+  if (!pipelineId) {
+    const ws = await opts.db.workspace.findUniqueOrThrow({ where: { id: opts.workspaceId } })
+    pipelineId = ws.defaultPipelineId ?? PLATFORM_PARSE_PIPELINE_ID
+  }
+  const p = await loadPipeline(opts.db, opts.workspaceId, pipelineId)
+  let chosen
+  if (opts.version != null) {
+    chosen = p.versions.find((v) => v.version === opts.version)
+    if (!chosen) throw new DomainError('VERSION_NOT_FOUND', `pipeline ${p.id} has no version ${opts.version}`)
+    if (!chosen.publishedAt && !opts.allowDraftVersion) {
+      throw new DomainError('PIPELINE_NOT_PUBLISHED', `version ${opts.version} of pipeline ${p.id} is not published`)
+    }
+  } else {
+    chosen = p.versions.filter((v) => v.publishedAt).at(-1)
+    if (!chosen) throw new DomainError('PIPELINE_NOT_PUBLISHED', `pipeline ${p.id} has no published version`)
+  }
+  return { pipelineId: p.id, version: chosen.version, definition: PipelineDefinition.parse(chosen.definition) }
+}

@@ -1,0 +1,25 @@
+import { leafDocuments, type StageExecutor } from './stage-context.ts'
+
+type FieldValue = { value: unknown; confidence: number }
+
+/** Optional clean-up of extracted values (whitespace), enabled per pipeline. */
+export const postProcessingStage: StageExecutor = {
+  stage: 'post_processing',
+  documentsFor: leafDocuments,
+  enabled: (definition) => definition.post_processing.enabled,
+  async run({ job }) {
+    const cleaned = leafDocuments(job).map((doc) => {
+      const data = (doc.data ?? {}) as Record<string, FieldValue>
+      const out: Record<string, FieldValue> = {}
+      for (const [k, v] of Object.entries(data)) {
+        out[k] = typeof v.value === 'string' ? { ...v, value: v.value.replace(/\s+/g, ' ').trim() } : v
+      }
+      return { id: doc.id, data: out }
+    })
+    return {
+      apply: async (tx) => {
+        for (const c of cleaned) await tx.document.update({ where: { id: c.id }, data: { data: c.data as object } })
+      },
+    }
+  },
+}

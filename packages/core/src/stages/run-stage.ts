@@ -1,0 +1,210 @@
+import { isFinalStatus, newId, nextStage, PipelineDefinition, type JobStatus, type WorkerStage } from '@quire/domain'
+import type { Tx } from '@quire/db'
+import { settleCredits, voidCredits } from '@quire/ledger'
+import { jobKeys, PRIORITY, stageQueueName, writeOutbox, type Priority } from '@quire/queues'
+import { recordEvents, type EventInput } from '../events/record-event.ts'
+import { lockJob, transitionJob } from '../jobs/job-transitions.ts'
+import { destinationStage } from './destination.stage.ts'
+import { extractStage } from './extract.stage.ts'
+import { initializationStage } from './initialization.stage.ts'
+import { parseStage } from './parse.stage.ts'
+import { postProcessingStage } from './post-processing.stage.ts'
+import { splitClassifyStage } from './split-classify.stage.ts'
+import { loadJobForStage, type LoadedDocument, type StageDeps, type StageExecutor } from './stage-context.ts'
+import { validateStage } from './validate.stage.ts'
+
+const EXECUTORS: Record<WorkerStage, StageExecutor> = {
+  initialization: initializationStage,
+  parse: parseStage,
+  split_classify: splitClassifyStage,
+  extract: extractStage,
+  validate: validateStage,
+  post_processing: postProcessingStage,
+  destination: destinationStage,
+}
+
+/** The job left the running states (cancelled, failed elsewhere): the stage's work is discarded. */
+class JobNoLongerRunning extends Error {}
+
+export type StageRunResult = 'completed' | 'skipped' | 'already_done' | 'stopped'
+
+function stageEvents(
+  job: { id: string; workspaceId: string },
+  stage: WorkerStage,
+  transition: 'entered' | 'exited',
+  docs: LoadedDocument[] | null,
+  snapshot: Record<string, unknown>,
+): EventInput[] {
+  const base = { workspaceId: job.workspaceId, jobId: job.id, stage, transition, type: `stage.${transition}` as const }
+  const data = transition === 'exited' ? { job: snapshot } : {}
+  if (docs === null) return [{ ...base, data }]
+  return docs.map((d) => ({ ...base, documentId: d.id, data }))
+}
+
+/**
+ * Runs one stage of one job. Idempotent: a stage already recorded as done is not run again, and a re-run after a
+ * crash rewrites the same rows (deterministic document ids, upserts). The stage's results, its completion, its
+ * events and the next stage's queue message commit in one transaction.
+ */
+export async function runStage(deps: StageDeps, opts: { jobId: string; stage: WorkerStage }): Promise<StageRunResult> {
+  const { stage, jobId } = opts
+  const executor = EXECUTORS[stage]
+  const job = await loadJobForStage(deps.db, jobId)
+  if (!job || job.expiredAt || isFinalStatus(job.status as JobStatus)) return 'stopped'
+  const existing = job.stageRuns.find((r) => r.stage === stage)
+  if (existing && (existing.status === 'completed' || existing.status === 'skipped')) return 'already_done'
+
+  const definition = PipelineDefinition.parse(job.definition)
+  const enabled = executor.enabled?.(definition) ?? true
+  const perDocument = ['parse', 'split_classify', 'extract', 'post_processing'].includes(stage)
+  const docs = perDocument ? executor.documentsFor(job) : null
+  const startedAt = new Date()
+
+  try {
+    await deps.db.$transaction(async (tx) => {
+      const status = await lockJob(tx, jobId)
+      if (!status || isFinalStatus(status)) throw new JobNoLongerRunning()
+      const to: JobStatus = stage === 'initialization' ? 'preprocessing' : 'processing'
+      const data = { stageNow: stage, startedAt: job.startedAt ?? startedAt }
+      if (status === to) await tx.job.update({ where: { id: jobId }, data })
+      else await transitionJob(tx, { jobId, from: status, to, data })
+      if (!enabled) return
+      if (existing) {
+        await tx.stageRun.update({ where: { id: existing.id }, data: { attempts: { increment: 1 }, status: 'running' } })
+        return
+      }
+      await tx.stageRun.create({ data: { id: newId('run'), jobId, stage, status: 'running', startedAt } })
+      const events = stageEvents(job, stage, 'entered', docs, {})
+      if (stage === 'initialization') events.unshift({ workspaceId: job.workspaceId, jobId, type: 'job.started' })
+      await recordEvents(tx, events)
+    })
+  } catch (err) {
+    if (err instanceof JobNoLongerRunning) return 'stopped'
+    throw err
+  }
+  deps.onCommit?.()
+
+  const output = enabled ? await executor.run({ deps, job, definition }) : {}
+  const completedAt = new Date()
+
+  try {
+    await deps.db.$transaction(async (tx) => {
+      const status = await lockJob(tx, jobId)
+      if (!status || isFinalStatus(status)) throw new JobNoLongerRunning()
+      await output.apply?.(tx)
+      const failed = output.failedDocuments ?? []
+      for (const f of failed) {
+        await tx.document.update({ where: { id: f.documentId }, data: { status: 'failed' } })
+        await tx.documentEvent.create({
+          data: { id: newId('dev'), documentId: f.documentId, type: 'failed', data: { stage, message: f.message } },
+        })
+      }
+      const runData = {
+        status: enabled ? ('completed' as const) : ('skipped' as const),
+        completedAt,
+        ms: completedAt.getTime() - startedAt.getTime(),
+        credits: output.credits ?? 0,
+        error: failed.length ? failed.map((f) => f.message).join('; ') : null,
+      }
+      await tx.stageRun.upsert({
+        where: { jobId_stage: { jobId, stage } },
+        update: runData,
+        create: { id: newId('run'), jobId, stage, startedAt, ...runData },
+      })
+      const after = await loadJobForStage(tx, jobId)
+      if (!after) throw new JobNoLongerRunning()
+      const live = after.documents.filter((d) => d.status !== 'failed')
+      if (after.documents.length > 0 && live.length === 0) {
+        await failJobInTx(tx, { jobId, stage, code: 'stage_failed', message: failed[0]?.message ?? 'no document left' })
+        return
+      }
+      const exitedDocs = docs?.filter((d) => !failed.some((f) => f.documentId === d.id)) ?? null
+      const snapshot = { status: status, stage_now: stage }
+      const events = enabled ? [...stageEvents(job, stage, 'exited', exitedDocs, snapshot), ...(output.events ?? [])] : []
+      await recordEvents(tx, events)
+      const next = nextStage(stage)
+      if (next) {
+        await writeOutbox(tx, {
+          queue: stageQueueName(next),
+          name: next,
+          jobKey: jobKeys.stage(jobId, next),
+          payload: { jobId },
+          priority: PRIORITY[(job.priority as Priority) ?? 'standard'],
+        })
+      } else {
+        await finishJobInTx(tx, { jobId, from: status })
+      }
+    })
+  } catch (err) {
+    if (err instanceof JobNoLongerRunning) return 'stopped'
+    throw err
+  }
+  deps.onCommit?.()
+  return enabled ? 'completed' : 'skipped'
+}
+
+async function finishJobInTx(tx: Tx, opts: { jobId: string; from: JobStatus }) {
+  const job = await tx.job.findUniqueOrThrow({
+    where: { id: opts.jobId },
+    include: { stageRuns: true, documents: true },
+  })
+  const used = job.stageRuns.reduce((n, r) => n + r.credits, 0)
+  const settled = await settleCredits(tx, { jobId: job.id, used })
+  const firstFailure = job.stageRuns
+    .filter((r) => r.error)
+    .sort((a, b) => a.startedAt.getTime() - b.startedAt.getTime())[0]
+  const to: JobStatus = firstFailure ? 'completed_with_errors' : 'completed'
+  await transitionJob(tx, {
+    jobId: job.id,
+    from: opts.from,
+    to,
+    data: {
+      stageNow: null,
+      completedAt: new Date(),
+      creditsUsed: settled?.posted ?? used,
+      ...(firstFailure
+        ? { failedStage: firstFailure.stage, errorCode: 'document_failed', errorMessage: firstFailure.error }
+        : {}),
+    },
+  })
+  await recordEvents(tx, [
+    { workspaceId: job.workspaceId, jobId: job.id, type: 'job.finished', data: { status: to } },
+  ])
+}
+
+async function failJobInTx(tx: Tx, opts: { jobId: string; stage: string; code: string; message: string; to?: JobStatus }) {
+  const status = await lockJob(tx, opts.jobId)
+  if (!status || isFinalStatus(status)) return false
+  const job = await tx.job.findUniqueOrThrow({ where: { id: opts.jobId } })
+  const to = opts.to ?? 'failed'
+  await transitionJob(tx, {
+    jobId: opts.jobId,
+    from: status,
+    to,
+    data: {
+      failedStage: opts.stage,
+      errorCode: opts.code,
+      errorMessage: opts.message.slice(0, 2000),
+      completedAt: new Date(),
+      stageNow: null,
+      creditsUsed: 0,
+    },
+  })
+  await tx.stageRun.updateMany({
+    where: { jobId: opts.jobId, stage: opts.stage, status: 'running' },
+    data: { status: 'failed', error: opts.message.slice(0, 2000), completedAt: new Date() },
+  })
+  await voidCredits(tx, { jobId: opts.jobId })
+  await recordEvents(tx, [{ workspaceId: job.workspaceId, jobId: opts.jobId, type: 'job.finished', data: { status: to } }])
+  return true
+}
+
+/** A stage errored for good (retries spent or a permanent error): the job fails and its whole hold is released. */
+export async function failJob(
+  deps: Pick<StageDeps, 'db' | 'onCommit'>,
+  opts: { jobId: string; stage: string; code: string; message: string; to?: JobStatus },
+): Promise<boolean> {
+  const changed = await deps.db.$transaction((tx) => failJobInTx(tx, opts))
+  deps.onCommit?.()
+  return changed
+}

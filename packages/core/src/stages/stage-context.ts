@@ -1,0 +1,64 @@
+import type { PipelineDefinition, WorkerStage } from '@quire/domain'
+import type { Db, Tx } from '@quire/db'
+import type { OcrEngine } from '@quire/extraction'
+import type { BlobStore } from '@quire/storage'
+import type { EventInput } from '../events/record-event.ts'
+
+export type StageDeps = {
+  db: Db
+  blobs: BlobStore
+  ocr: OcrEngine
+  /** Called after a transaction that wrote outbox rows committed, so the relay can run at once. */
+  onCommit?: () => void
+}
+
+export type LoadedJob = NonNullable<Awaited<ReturnType<typeof loadJobForStage>>>
+export type LoadedDocument = LoadedJob['documents'][number]
+
+export async function loadJobForStage(db: Db | Tx, jobId: string) {
+  return db.job.findUnique({
+    where: { id: jobId },
+    include: {
+      files: { orderBy: { position: 'asc' } },
+      documents: { orderBy: { id: 'asc' } },
+      stageRuns: true,
+    },
+  })
+}
+
+export type StageContext = {
+  deps: StageDeps
+  job: LoadedJob
+  definition: PipelineDefinition
+}
+
+/** What a stage produced: written in the exit transaction together with the stage's completion. */
+export type StageOutput = {
+  apply?: (tx: Tx) => Promise<void>
+  events?: EventInput[]
+  credits?: number
+  /** Documents this stage failed on (the job goes on with the others). */
+  failedDocuments?: { documentId: string; message: string }[]
+}
+
+export type StageExecutor = {
+  stage: WorkerStage
+  /** The documents whose per-document events this stage fires (none for job-level stages). */
+  documentsFor(job: LoadedJob): LoadedDocument[]
+  /** False: the stage is skipped (no events, recorded as skipped). */
+  enabled?(definition: PipelineDefinition): boolean
+  run(ctx: StageContext): Promise<StageOutput>
+}
+
+export const rootDocuments = (job: LoadedJob) => job.documents.filter((d) => d.parentId === null && d.status !== 'failed')
+
+/** Leaf documents: those not split into children. */
+export function leafDocuments(job: LoadedJob): LoadedDocument[] {
+  const parents = new Set(job.documents.map((d) => d.parentId).filter(Boolean))
+  return job.documents.filter((d) => !parents.has(d.id) && d.status !== 'failed')
+}
+
+export const documentText = (doc: LoadedDocument): string => {
+  const content = doc.content as { pages?: string[] } | null
+  return (content?.pages ?? []).join('\n\n')
+}

@@ -1,0 +1,148 @@
+import { DomainError, newId } from '@quire/domain'
+import type { Db } from '@quire/db'
+import { generateSecret } from '@quire/signing'
+import { assertNoReservedHeaders, assertWebhookUrl } from '@quire/webhooks'
+
+export type WebhookAuth =
+  | { type: 'none' }
+  | { type: 'api_key'; headerName: string; key: string; location?: string }
+  | { type: 'basic'; username: string; password: string }
+
+export type WebhookView = {
+  id: string
+  name: string
+  url: string
+  auth: WebhookAuth
+  events: string[]
+  headers: Record<string, string>
+  description: string | null
+  status: 'active' | 'failing'
+  secret: string
+  createdAt: Date
+}
+
+export type UrlPolicy = { allowPrivate: boolean; allowInsecure: boolean }
+
+type WebhookRow = NonNullable<Awaited<ReturnType<Db['webhook']['findUnique']>>>
+
+export function toWebhookView(w: WebhookRow): WebhookView {
+  return {
+    id: w.id,
+    name: w.name,
+    url: w.url,
+    auth: (w.auth as WebhookAuth | null) ?? { type: 'none' },
+    events: w.events,
+    headers: (w.headers as Record<string, string> | null) ?? {},
+    description: w.description,
+    status: w.status,
+    secret: w.secret,
+    createdAt: w.createdAt,
+  }
+}
+
+export async function createWebhook(opts: {
+  db: Db
+  workspaceId: string
+  urlPolicy: UrlPolicy
+  name: string
+  url: string
+  auth: WebhookAuth
+  events: string[]
+  headers?: Record<string, string>
+  description?: string | null
+}): Promise<WebhookView> {
+  const checked = await assertWebhookUrl(opts.url, opts.urlPolicy)
+  if (!checked.ok) throw new DomainError('INVALID_WEBHOOK_URL', `webhook url rejected: ${checked.reason}`)
+  const headers = opts.headers ?? {}
+  const reserved = assertNoReservedHeaders(headers)
+  if (!reserved.ok) throw new DomainError('RESERVED_HEADER', reserved.reason)
+  const exists = await opts.db.webhook.findUnique({
+    where: { workspaceId_name: { workspaceId: opts.workspaceId, name: opts.name } },
+  })
+  if (exists) throw new DomainError('WEBHOOK_NAME_CONFLICT', `a webhook named "${opts.name}" already exists`)
+  try {
+    const row = await opts.db.webhook.create({
+      data: {
+        id: newId('wh'),
+        workspaceId: opts.workspaceId,
+        name: opts.name,
+        url: opts.url,
+        authType: opts.auth.type,
+        auth: opts.auth as object,
+        events: opts.events,
+        headers,
+        description: opts.description ?? null,
+        secret: generateSecret(),
+      },
+    })
+    return toWebhookView(row)
+  } catch (err) {
+    if ((err as { code?: string }).code === 'P2002') {
+      throw new DomainError('WEBHOOK_NAME_CONFLICT', `a webhook named "${opts.name}" already exists`)
+    }
+    throw err
+  }
+}
+
+export async function getWebhook(opts: { db: Db; workspaceId: string; webhookId: string }): Promise<WebhookView> {
+  const w = await opts.db.webhook.findUnique({ where: { id: opts.webhookId } })
+  if (!w || w.workspaceId !== opts.workspaceId) throw new DomainError('not_found', `webhook ${opts.webhookId} not found`)
+  return toWebhookView(w)
+}
+
+export async function listWebhooks(opts: { db: Db; workspaceId: string; page: number; pageSize: number }) {
+  const where = { workspaceId: opts.workspaceId }
+  const [rows, total] = await Promise.all([
+    opts.db.webhook.findMany({
+      where,
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      skip: (opts.page - 1) * opts.pageSize,
+      take: opts.pageSize,
+    }),
+    opts.db.webhook.count({ where }),
+  ])
+  return { data: rows.map(toWebhookView), total }
+}
+
+export async function rotateWebhookSecret(opts: { db: Db; workspaceId: string; webhookId: string }) {
+  await getWebhook(opts)
+  const row = await opts.db.webhook.update({ where: { id: opts.webhookId }, data: { secret: generateSecret() } })
+  return toWebhookView(row)
+}
+
+export async function setWebhookStatus(opts: {
+  db: Db
+  workspaceId: string
+  webhookId: string
+  status: 'active' | 'failing'
+}) {
+  await getWebhook(opts)
+  const row = await opts.db.webhook.update({ where: { id: opts.webhookId }, data: { status: opts.status } })
+  return toWebhookView(row)
+}
+
+export async function listDeliveries(opts: { db: Db; workspaceId: string; webhookId: string; limit: number }) {
+  await getWebhook(opts)
+  const rows = await opts.db.webhookDelivery.findMany({
+    where: { webhookId: opts.webhookId },
+    orderBy: { createdAt: 'desc' },
+    take: opts.limit,
+    include: { attemptLog: { orderBy: { attempt: 'asc' } } },
+  })
+  return rows.map((d) => ({
+    id: d.id,
+    event: d.eventType,
+    status: d.status,
+    attempts: d.attempts,
+    next_retry_at: d.nextAttemptAt?.toISOString() ?? null,
+    created_at: d.createdAt.toISOString(),
+    completed_at: d.completedAt?.toISOString() ?? null,
+    attempt_log: d.attemptLog.map((a) => ({
+      attempt: a.attempt,
+      response_code: a.statusCode,
+      error: a.error,
+      duration_ms: a.durationMs,
+      at: a.createdAt.toISOString(),
+    })),
+  }))
+}

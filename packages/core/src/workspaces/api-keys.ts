@@ -1,0 +1,60 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { DomainError, newId, SCOPES, type Scope } from '@quire/domain'
+import type { Db } from '@quire/db'
+
+const hashKey = (key: string) => createHash('sha256').update(key).digest('hex')
+
+export type CreatedApiKey = { id: string; key: string; scopes: string[]; pipeline_id: string | null }
+
+/** Issues a key; the plain key is returned once and only its hash is stored. */
+export async function createApiKey(opts: {
+  db: Db
+  workspaceId: string
+  scopes: string[]
+  pipelineId?: string | null
+}): Promise<CreatedApiKey> {
+  const unknown = opts.scopes.filter((s) => !(SCOPES as readonly string[]).includes(s))
+  if (unknown.length) throw new DomainError('INVALID_PARAMETER', `unknown scopes: ${unknown.join(', ')}`)
+  const ws = await opts.db.workspace.findUnique({ where: { id: opts.workspaceId } })
+  if (!ws) throw new DomainError('not_found', 'workspace not found')
+  if (opts.pipelineId) {
+    const p = await opts.db.pipeline.findFirst({
+      where: { id: opts.pipelineId, OR: [{ workspaceId: ws.id }, { workspaceId: null }] },
+    })
+    if (!p) throw new DomainError('PIPELINE_NOT_FOUND', `pipeline ${opts.pipelineId} not found`)
+  }
+  const key = `qk_${randomBytes(24).toString('base64url')}`
+  const id = newId('key')
+  await opts.db.apiKey.create({
+    data: {
+      id,
+      workspaceId: ws.id,
+      keyHash: hashKey(key),
+      keyPrefix: key.slice(0, 8),
+      scopes: opts.scopes,
+      pipelineId: opts.pipelineId ?? null,
+    },
+  })
+  return { id, key, scopes: opts.scopes, pipeline_id: opts.pipelineId ?? null }
+}
+
+export type Principal = {
+  keyId: string
+  workspaceId: string
+  apiForm: 'A' | 'B'
+  scopes: Scope[]
+  boundPipelineId: string | null
+}
+
+export async function authenticateApiKey(opts: { db: Db; key: string }): Promise<Principal | null> {
+  if (!opts.key) return null
+  const row = await opts.db.apiKey.findUnique({ where: { keyHash: hashKey(opts.key) }, include: { workspace: true } })
+  if (!row || row.revokedAt) return null
+  return {
+    keyId: row.id,
+    workspaceId: row.workspaceId,
+    apiForm: row.workspace.apiForm,
+    scopes: row.scopes as Scope[],
+    boundPipelineId: row.pipelineId,
+  }
+}

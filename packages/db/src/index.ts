@@ -1,0 +1,113 @@
+import { PrismaPg } from '@prisma/adapter-pg'
+import { Prisma, PrismaClient } from './generated/prisma/client.ts'
+
+/** Options for {@link createPrisma}. */
+export type CreatePrismaOptions = {
+  /** Maximum connections in the pg pool (pg's default is 10). */
+  poolMax?: number
+  /** Prisma log levels, e.g. `['warn', 'error']`. */
+  log?: Prisma.LogLevel[]
+}
+
+/**
+ * Splits Prisma's `?schema=` parameter off a PostgreSQL URL. pg ignores it; Prisma uses it as the
+ * schema its queries target. We pass it to the adapter and also set `search_path` so raw SQL agrees.
+ */
+export function parseDatabaseUrl(url: string): { connectionString: string; schema: string | undefined } {
+  const u = new URL(url)
+  const schema = u.searchParams.get('schema') ?? undefined
+  u.searchParams.delete('schema')
+  return { connectionString: u.toString(), schema }
+}
+
+/** Creates a PrismaClient backed by @prisma/adapter-pg (no engine binary). Call `$disconnect()` when done. */
+export function createPrisma(url: string, opts: CreatePrismaOptions = {}) {
+  const { connectionString, schema } = parseDatabaseUrl(url)
+  const adapter = new PrismaPg(
+    {
+      connectionString,
+      ...(opts.poolMax ? { max: opts.poolMax } : {}),
+      ...(schema ? { options: `-c search_path="${schema.replace(/"/g, '""')}"` } : {}),
+    },
+    schema ? { schema } : undefined,
+  )
+  return new PrismaClient({ adapter, ...(opts.log ? { log: opts.log } : {}) })
+}
+
+export type Db = ReturnType<typeof createPrisma>
+
+/** The client handed to an interactive transaction callback. */
+export type Tx = Prisma.TransactionClient
+
+/** Options for {@link inTransaction}. */
+export type InTransactionOptions = {
+  isolationLevel?: Prisma.TransactionIsolationLevel
+  /** Max time to wait for a connection from the pool (ms). Prisma's default is 2000. */
+  maxWait?: number
+  /** Max time the transaction may run (ms). Prisma's default is 5000. */
+  timeout?: number
+  /** Attempts in total, including the first (default 5). */
+  maxAttempts?: number
+}
+
+/**
+ * Prisma error codes worth retrying as a whole transaction:
+ * P2034 write conflict / deadlock / serialization failure, P2028 transaction API error
+ * (e.g. the transaction expired or could not be started), P2024 pool timeout.
+ */
+export const RETRYABLE_TX_CODES: ReadonlySet<string> = new Set(['P2034', 'P2028', 'P2024'])
+
+export function isRetryableTxError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code
+  return typeof code === 'string' && RETRYABLE_TX_CODES.has(code)
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Runs `fn` in an interactive transaction and re-runs the whole transaction on a retryable
+ * error ({@link RETRYABLE_TX_CODES}), with a small jittered exponential backoff. `fn` must
+ * therefore be safe to run again: do side effects outside the database only after commit.
+ */
+export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, opts: InTransactionOptions = {}): Promise<T> {
+  const { maxAttempts = 5, ...txOpts } = opts
+  const options = Object.fromEntries(Object.entries(txOpts).filter(([, v]) => v !== undefined))
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.$transaction(fn, options)
+    } catch (err) {
+      if (attempt >= maxAttempts || !isRetryableTxError(err)) throw err
+      const base = 10 * 2 ** (attempt - 1) // 10, 20, 40, 80 ms
+      await sleep(base / 2 + Math.random() * base)
+    }
+  }
+}
+
+export { Prisma, PrismaClient }
+export {
+  ApiForm,
+  DeliveryStatus,
+  HoldStatus,
+  JobStatus,
+  StageRunStatus,
+  WebhookStatus,
+} from './generated/prisma/client.ts'
+export type {
+  ApiKey,
+  CreditHold,
+  DeliveryAttempt,
+  Document,
+  DocumentEvent,
+  Event,
+  Job,
+  JobFile,
+  LedgerEntry,
+  Notification,
+  OutboxMessage,
+  Pipeline,
+  PipelineVersion,
+  StageRun,
+  Webhook,
+  WebhookDelivery,
+  Workspace,
+} from './generated/prisma/client.ts'

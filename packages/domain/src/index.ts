@@ -1,0 +1,20 @@
+export { DomainError, isDomainError } from './domain-error.ts'
+export type { DomainErrorCode } from './domain-error.ts'
+export { STAGES, WORKER_STAGES, PER_DOCUMENT_STAGES, isStage, isWorkerStage, nextStage } from './stages.ts'
+export type { Stage, WorkerStage } from './stages.ts'
+export { JOB_STATUSES, FINAL_JOB_STATUSES, isFinalStatus, canTransition, isCancellable } from './job-status.ts'
+export type { JobStatus } from './job-status.ts'
+export { newId, documentIdFor, childDocumentIdFor, holdIdFor } from './ids.ts'
+export { creditsForPages } from './credits.ts'
+export {
+  FILE_TYPES,
+  PLATFORM_MAX_FILE_MB,
+  PipelineDefinition,
+  ExtractionSchema,
+  SchemaField,
+  parsePipelineDefinition,
+  boundWebhookIds,
+} from './pipeline-definition.ts'
+export type { FileType, PipelineDefinitionInput, DefinitionIssue } from './pipeline-definition.ts'
+export { SCOPES } from './scopes.ts'
+export type { Scope } from './scopes.ts'

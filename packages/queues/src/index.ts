@@ -1,0 +1,19 @@
+export {
+  StageJobPayload,
+  FanoutPayload,
+  DeliveryPayload,
+  stageQueueName,
+  FANOUT_QUEUE,
+  DELIVERY_QUEUE,
+  ALL_QUEUE_NAMES,
+  PRIORITY,
+  jobKeys,
+} from './catalog.ts'
+export type { Priority } from './catalog.ts'
+export { writeOutbox } from './outbox-writer.ts'
+export type { OutboxMessage } from './outbox-writer.ts'
+export { createRedis } from './connection.ts'
+export { createQueueSet } from './queue-set.ts'
+export type { QueueSet } from './queue-set.ts'
+export { relayOutboxOnce, startOutboxRelay, pruneOutbox } from './outbox-relay.ts'
+export type { OutboxRelay } from './outbox-relay.ts'

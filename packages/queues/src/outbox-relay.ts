@@ -1,0 +1,99 @@
+import type { Db } from '@quire/db'
+import type { QueueSet } from './queue-set.ts'
+
+type OutboxRow = {
+  id: bigint
+  queue: string
+  name: string
+  job_key: string
+  payload: Record<string, unknown>
+  priority: number | null
+  delay_ms: number | null
+}
+
+/**
+ * Moves committed outbox rows to BullMQ. Rows are locked with SKIP LOCKED so several relays (one per process) share
+ * the work; a row is marked dispatched only after BullMQ accepted it, and the deterministic job id makes a repeat
+ * after a crash harmless.
+ */
+export async function relayOutboxOnce(db: Db, queues: QueueSet, batchSize = 200): Promise<number> {
+  return db.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<OutboxRow[]>`
+      SELECT id, queue, name, job_key, payload, priority, delay_ms FROM outbox
+      WHERE dispatched_at IS NULL ORDER BY id LIMIT ${batchSize} FOR UPDATE SKIP LOCKED`
+    if (rows.length === 0) return 0
+    const byQueue = new Map<string, OutboxRow[]>()
+    for (const r of rows) byQueue.set(r.queue, [...(byQueue.get(r.queue) ?? []), r])
+    for (const [queue, list] of byQueue) {
+      await queues.get(queue).addBulk(
+        list.map((r) => ({
+          name: r.name,
+          data: r.payload,
+          opts: { jobId: r.job_key, priority: r.priority ?? undefined, delay: r.delay_ms ?? undefined },
+        })),
+      )
+    }
+    const ids = rows.map((r) => r.id)
+    await tx.$executeRaw`UPDATE outbox SET dispatched_at = now() WHERE id = ANY(${ids}::bigint[])`
+    return rows.length
+  })
+}
+
+export type OutboxRelay = { kick(): void; stop(): Promise<void> }
+
+/** Polls the outbox; `kick()` runs a pass at once (called after a commit in the same process). */
+export function startOutboxRelay(opts: {
+  db: Db
+  queues: QueueSet
+  intervalMs?: number
+  onError?: (err: unknown) => void
+}): OutboxRelay {
+  const intervalMs = opts.intervalMs ?? 500
+  let stopped = false
+  let running: Promise<void> | null = null
+  let again = false
+  let timer: NodeJS.Timeout | null = null
+
+  const pass = async () => {
+    do {
+      again = false
+      try {
+        while ((await relayOutboxOnce(opts.db, opts.queues)) > 0 && !stopped) {}
+      } catch (err) {
+        opts.onError?.(err)
+      }
+    } while (again && !stopped)
+  }
+  const run = () => {
+    if (stopped) return
+    if (running) {
+      again = true
+      return
+    }
+    running = pass().finally(() => {
+      running = null
+    })
+  }
+  const schedule = () => {
+    timer = setTimeout(() => {
+      run()
+      if (!stopped) schedule()
+    }, intervalMs)
+  }
+  schedule()
+  run()
+  return {
+    kick: run,
+    async stop() {
+      stopped = true
+      if (timer) clearTimeout(timer)
+      await running
+    },
+  }
+}
+
+/** Dispatched rows are kept a while for inspection, then removed. */
+export async function pruneOutbox(db: Db, olderThanMs: number): Promise<number> {
+  const cutoff = new Date(Date.now() - olderThanMs)
+  return db.$executeRaw`DELETE FROM outbox WHERE dispatched_at IS NOT NULL AND dispatched_at < ${cutoff}`
+}

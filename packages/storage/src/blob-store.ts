@@ -1,0 +1,53 @@
+import { createReadStream } from 'node:fs'
+import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises'
+import path from 'node:path'
+import type { Readable } from 'node:stream'
+
+/** Where uploaded files live between intake and retention. Keys are relative, slash-separated paths. */
+export type BlobStore = {
+  /** Moves a local temporary file into the store. */
+  putFile(key: string, fromPath: string): Promise<void>
+  /** A local path for libraries that need one (PDF, OCR). */
+  localPath(key: string): Promise<string>
+  read(key: string): Readable
+  delete(key: string): Promise<void>
+  exists(key: string): Promise<boolean>
+}
+
+export function createFsBlobStore(opts: { dir: string }): BlobStore {
+  const root = path.resolve(opts.dir)
+  const resolve = (key: string) => {
+    const p = path.resolve(root, key)
+    if (!p.startsWith(root + path.sep)) throw new Error(`blob key escapes the store: ${key}`)
+    return p
+  }
+  return {
+    async putFile(key, fromPath) {
+      const dest = resolve(key)
+      await mkdir(path.dirname(dest), { recursive: true })
+      try {
+        await rename(fromPath, dest)
+      } catch (err) {
+        // Across filesystems rename fails; copy then remove the temporary file.
+        if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err
+        await copyFile(fromPath, dest)
+        await rm(fromPath, { force: true })
+      }
+    },
+    async localPath(key) {
+      return resolve(key)
+    },
+    read: (key) => createReadStream(resolve(key)),
+    async delete(key) {
+      await rm(resolve(key), { force: true })
+    },
+    async exists(key) {
+      try {
+        await stat(resolve(key))
+        return true
+      } catch {
+        return false
+      }
+    },
+  }
+}

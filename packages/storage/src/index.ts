@@ -1,0 +1,2 @@
+export { createFsBlobStore } from './blob-store.ts'
+export type { BlobStore } from './blob-store.ts'

@@ -1,0 +1,11 @@
+export { startHttpsReceiver } from './https-receiver.fixture.ts';
+export type {
+  HttpsReceiver,
+  HttpsReceiverOptions,
+  ReceivedRequest,
+  ReceiverResponse,
+} from './https-receiver.fixture.ts';
+export { generateLocalhostCert } from './self-signed-cert.fixture.ts';
+export type { SelfSignedCert } from './self-signed-cert.fixture.ts';
+export { waitFor } from './wait-for.util.ts';
+export type { WaitForOptions } from './wait-for.util.ts';
