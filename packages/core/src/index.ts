@@ -38,3 +38,5 @@ export {
   toWebhookView,
 } from './webhooks/webhooks.ts'
 export type { WebhookView, WebhookAuth, UrlPolicy } from './webhooks/webhooks.ts'
+export { awaitJobs, degradeSyncJobs } from './jobs/await-jobs.ts'
+export { getDocument } from './documents/get-document.ts'

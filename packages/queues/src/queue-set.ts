@@ -13,12 +13,18 @@ const DEFAULT_JOB_OPTIONS = {
   removeOnFail: { age: 7 * 24 * 3600 },
 }
 
-export function createQueueSet(opts: { connection: Redis; prefix: string }): QueueSet {
+export function createQueueSet(opts: { connection: Redis; prefix: string; stageAttempts?: number }): QueueSet {
   const queues = new Map<string, Queue>()
   for (const name of ALL_QUEUE_NAMES) {
+    // Stage jobs are retried by BullMQ; deliveries schedule their own retries from PostgreSQL.
+    const retries = name.startsWith('stage-') ? { attempts: opts.stageAttempts ?? 3, backoff: { type: 'custom' } } : {}
     queues.set(
       name,
-      new Queue(name, { connection: opts.connection, prefix: opts.prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS }),
+      new Queue(name, {
+        connection: opts.connection,
+        prefix: opts.prefix,
+        defaultJobOptions: { ...DEFAULT_JOB_OPTIONS, ...retries },
+      }),
     )
   }
   return {

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { generateLocalhostCert } from './self-signed-cert.fixture.ts';
+import { generateLocalhostCert, type SelfSignedCert } from './self-signed-cert.fixture.ts';
 import { waitFor } from './wait-for.util.ts';
 
 /** One request as the receiver saw it. */
@@ -31,6 +31,8 @@ export type HttpsReceiverOptions = {
   respond?: (req: Omit<ReceivedRequest, 'at'>) => ReceiverResponse | Promise<ReceiverResponse>;
   /** Largest body kept, in bytes; larger requests get 413 and are still recorded (truncated). Default 10 MiB. */
   maxBodyBytes?: number;
+  /** Certificate to serve. Default: one generated on first use and shared by the process's receivers. */
+  cert?: SelfSignedCert;
 };
 
 /** A running local HTTPS receiver. */
@@ -56,7 +58,7 @@ export type HttpsReceiver = {
  * verify signatures.
  */
 export async function startHttpsReceiver(opts: HttpsReceiverOptions = {}): Promise<HttpsReceiver> {
-  const { cert, key } = await generateLocalhostCert();
+  const { cert, key } = opts.cert ?? (await sharedCert());
   const maxBodyBytes = opts.maxBodyBytes ?? 10 * 1024 * 1024;
   const respond = opts.respond ?? (() => ({ status: 200 }));
   const received: ReceivedRequest[] = [];
@@ -136,6 +138,16 @@ export async function startHttpsReceiver(opts: HttpsReceiverOptions = {}): Promi
       return closing;
     },
   };
+}
+
+// Key generation and signing cost 100-300 ms, so receivers share one certificate per process.
+let sharedCertPromise: Promise<SelfSignedCert> | undefined;
+function sharedCert(): Promise<SelfSignedCert> {
+  sharedCertPromise ??= generateLocalhostCert().catch((err: unknown) => {
+    sharedCertPromise = undefined;
+    throw err;
+  });
+  return sharedCertPromise;
 }
 
 function copyHeaders(req: IncomingMessage): Record<string, string | string[]> {

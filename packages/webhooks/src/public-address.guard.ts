@@ -11,17 +11,16 @@ const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
  * as the IPv4 it maps to, and IPv6 must also be inside 2000::/3. False for anything unparsable.
  */
 export function isPublicAddress(ip: string): boolean {
-  const literal = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip;
-  // ipaddr.js also accepts legacy forms like "0x7f.1"; only canonical dotted-quad / IPv6 text counts.
+  const literal = stripBrackets(ip);
+  // Zone ids (fe80::1%eth0) only make sense for link-local targets. ipaddr.js also accepts
+  // legacy IPv4 forms like "0x7f.1"; only canonical dotted-quad or IPv6 text counts here.
+  if (literal.includes('%')) return false;
   if (!ipaddr.IPv4.isValidFourPartDecimal(literal) && !ipaddr.IPv6.isValid(literal)) return false;
-  let addr: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    addr = ipaddr.process(literal.includes('%') ? literal.slice(0, literal.indexOf('%')) : literal);
-  } catch {
-    return false;
-  }
-  if (literal.includes('%')) return false; // zone ids only make sense for link-local targets
+  const addr = ipaddr.process(literal);
   if (addr.range() !== 'unicast') return false;
-  if (addr.kind() === 'ipv6') return (addr as ipaddr.IPv6).match(GLOBAL_UNICAST_V6);
-  return true;
+  return addr.kind() === 'ipv4' || (addr as ipaddr.IPv6).match(GLOBAL_UNICAST_V6);
+}
+
+export function stripBrackets(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }

@@ -1,0 +1,20 @@
+import type { Db } from '@quire/db'
+import type { Principal } from '@quire/core'
+import type { BlobStore } from '@quire/storage'
+import type { ParameterizedContext } from 'koa'
+import type { Logger } from 'pino'
+import type { ApiConfig } from '../config.ts'
+
+export type AppDeps = {
+  db: Db
+  blobs: BlobStore
+  config: ApiConfig
+  log: Logger
+  /** Runs the outbox relay at once after a commit, so work reaches the queues without waiting for the poll. */
+  kickRelay: () => void
+}
+
+export type AppState = { principal: Principal }
+export type Ctx = ParameterizedContext<AppState> & { params: Record<string, string> }
+
+export const baseUrl = (ctx: Ctx, deps: AppDeps): string => deps.config.publicUrl ?? ctx.origin

@@ -1,0 +1,38 @@
+import { ensurePlatformPipelines } from '@quire/core'
+import { createPrisma } from '@quire/db'
+import { createQueueSet, createRedis, startOutboxRelay } from '@quire/queues'
+import { createFsBlobStore } from '@quire/storage'
+import pino from 'pino'
+import { createApp } from './app.ts'
+import { config } from './config.ts'
+import { queueDashboard } from './dashboard.ts'
+
+const log = pino({ name: 'quire-api', level: config.logLevel })
+const db = createPrisma(config.databaseUrl)
+const redis = createRedis(config.redisUrl, 'producer')
+const queues = createQueueSet({ connection: redis, prefix: config.queuePrefix })
+const relay = startOutboxRelay({ db, queues, onError: (err) => log.warn({ err }, 'outbox relay pass failed; will retry') })
+
+await ensurePlatformPipelines(db)
+
+const app = createApp(
+  { db, blobs: createFsBlobStore({ dir: config.blobDir }), config, log, kickRelay: relay.kick },
+  [queueDashboard({ queues, adminToken: config.adminToken })],
+)
+const server = app.listen(config.port, config.host, () => {
+  const addr = server.address()
+  const port = typeof addr === 'object' && addr ? addr.port : config.port
+  log.info({ port }, `Quire API listening on http://127.0.0.1:${port}`)
+})
+
+async function shutdown(signal: string) {
+  log.info({ signal }, 'shutting down')
+  server.close()
+  await relay.stop()
+  await queues.close()
+  redis.disconnect()
+  await db.$disconnect()
+  process.exit(0)
+}
+process.on('SIGINT', () => void shutdown('SIGINT'))
+process.on('SIGTERM', () => void shutdown('SIGTERM'))

@@ -1,0 +1,44 @@
+import { createPrisma } from '@quire/db'
+import { createOcrEngine } from '@quire/extraction'
+import { createQueueSet, createRedis, stageQueueName, startOutboxRelay } from '@quire/queues'
+import { createFsBlobStore } from '@quire/storage'
+import { Worker } from 'bullmq'
+import pino from 'pino'
+import { config } from './config.ts'
+import { createStageProcessor } from './processors/stage.processor.ts'
+
+const log = pino({ name: 'quire-stage-worker', level: config.logLevel })
+const db = createPrisma(config.databaseUrl)
+const producer = createRedis(config.redisUrl, 'producer')
+const queues = createQueueSet({ connection: producer, prefix: config.queuePrefix })
+const relay = startOutboxRelay({ db, queues, onError: (err) => log.warn({ err }, 'outbox relay pass failed; will retry') })
+const ocr = createOcrEngine({ workers: config.ocrWorkers })
+const deps = { db, blobs: createFsBlobStore({ dir: config.blobDir }), ocr, onCommit: relay.kick, log }
+
+const workers = config.stages.map((stage) => {
+  const worker = new Worker(stageQueueName(stage), createStageProcessor(deps, stage), {
+    connection: createRedis(config.redisUrl, 'worker'),
+    prefix: config.queuePrefix,
+    concurrency: config.concurrency,
+    lockDuration: config.lockMs,
+    stalledInterval: Math.max(1000, Math.floor(config.lockMs / 2)),
+    maxStalledCount: 3,
+    settings: { backoffStrategy: (attemptsMade: number) => Math.min(30_000, 1000 * 2 ** (attemptsMade - 1)) },
+  })
+  worker.on('error', (err) => log.error({ err, stage }, 'worker error'))
+  return worker
+})
+log.info({ stages: config.stages, concurrency: config.concurrency }, 'stage worker started')
+
+async function shutdown(signal: string) {
+  log.info({ signal }, 'shutting down')
+  await Promise.all(workers.map((w) => w.close()))
+  await relay.stop()
+  await queues.close()
+  await ocr.close()
+  producer.disconnect()
+  await db.$disconnect()
+  process.exit(0)
+}
+process.on('SIGINT', () => void shutdown('SIGINT'))
+process.on('SIGTERM', () => void shutdown('SIGTERM'))

@@ -1,0 +1,62 @@
+import { createHash } from 'node:crypto'
+import { JOB_VIEW_INCLUDE, toJobView, type JobView } from '@quire/core'
+import type { Db } from '@quire/db'
+import {
+  buildFormAPayload,
+  buildFormBPayload,
+  formARecipients,
+  formBRecipients,
+  type Bindings,
+  type StoredEvent,
+} from '@quire/forms'
+import { DELIVERY_QUEUE, jobKeys, writeOutbox } from '@quire/queues'
+
+/** Same event, webhook and type → same delivery id, so a repeated fan-out creates nothing new. */
+const deliveryIdFor = (eventId: string, webhookId: string, type: string) =>
+  `dlv_${createHash('sha256').update(`${eventId}|${webhookId}|${type}`).digest('hex').slice(0, 24)}`
+
+/**
+ * Turns one internal event into deliveries: picks the receiving webhooks by the workspace's form rules, builds each
+ * body once (retries resend it unchanged) and queues the first attempt, all in one transaction.
+ */
+export async function fanoutEvent(deps: { db: Db; publicUrl: string }, eventId: string): Promise<number> {
+  const { db } = deps
+  const row = await db.event.findUnique({ where: { id: eventId } })
+  if (!row) return 0
+  const event: StoredEvent = { ...row, data: (row.data as Record<string, unknown>) ?? {} }
+  const workspace = await db.workspace.findUniqueOrThrow({ where: { id: row.workspaceId } })
+  const webhooks = await db.webhook.findMany({ where: { workspaceId: row.workspaceId } })
+  let job: JobView | null = null
+  let bindings: Bindings = {}
+  if (row.jobId) {
+    const jobRow = await db.job.findUnique({ where: { id: row.jobId }, include: JOB_VIEW_INCLUDE })
+    if (jobRow) {
+      job = toJobView(jobRow)
+      bindings = ((jobRow.definition as { bindings?: Bindings }).bindings ?? {}) as Bindings
+    }
+  }
+  const recipients =
+    workspace.apiForm === 'A' ? formARecipients(event, bindings, webhooks) : formBRecipients(event, webhooks)
+  if (recipients.length === 0) return 0
+  const deliveries = recipients.map((r) => {
+    const id = deliveryIdFor(row.id, r.webhookId, r.type)
+    const payload =
+      workspace.apiForm === 'A'
+        ? buildFormAPayload({ deliveryId: id, type: r.type, event, job, baseUrl: deps.publicUrl })
+        : buildFormBPayload({ deliveryId: id, type: r.type, event, job, webhookId: r.webhookId })
+    return { id, webhookId: r.webhookId, eventId: row.id, eventType: r.type, body: JSON.stringify(payload) }
+  })
+  await db.$transaction(async (tx) => {
+    await tx.webhookDelivery.createMany({ data: deliveries, skipDuplicates: true })
+    await writeOutbox(
+      tx,
+      deliveries.map((d) => ({
+        queue: DELIVERY_QUEUE,
+        name: 'deliver',
+        jobKey: jobKeys.delivery(d.id, 1),
+        payload: { deliveryId: d.id, attempt: 1 },
+      })),
+    )
+  })
+  return deliveries.length
+}

@@ -1,0 +1,97 @@
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { createScheduler, createWorker, OEM, type Scheduler, type Worker } from 'tesseract.js'
+import { ExtractionError } from './errors.ts'
+
+export type OcrResult = {
+  text: string
+  /** 0..1 (tesseract's mean word confidence / 100). */
+  confidence: number
+}
+
+export type OcrImage = string | Buffer | Uint8Array
+
+export type OcrEngine = {
+  /** Recognises an image file path or an encoded image (PNG, JPEG, BMP, WebP, GIF, PBM). */
+  recognize(image: OcrImage): Promise<OcrResult>
+  /** Terminates the tesseract worker(s); the engine can be used again afterwards (lazily restarts). */
+  close(): Promise<void>
+  /** How many images it recognises in parallel. */
+  readonly workers: number
+}
+
+export type OcrEngineOptions = {
+  /** Parallel tesseract workers (each about 100 MB RSS and one core). Default 1. */
+  workers?: number
+  /** Directory holding eng.traineddata.gz. Default: @tesseract.js-data/eng's 4.0.0_best_int. */
+  langPath?: string
+}
+
+/** The local English model directory; tesseract must never fetch it (it crashes offline). */
+export function defaultLangPath(): string {
+  const require = createRequire(import.meta.url)
+  return join(dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int')
+}
+
+/**
+ * A tesseract.js OCR engine. The worker(s) start on first use and are reused until close().
+ * Settings that matter offline: local langPath, gzip, cacheMethod 'none' (no writes into cwd),
+ * and an errorHandler (without one, a failed job also throws inside tesseract's message
+ * listener and takes the process down).
+ */
+export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
+  const workers = Math.max(1, Math.floor(options.workers ?? 1))
+  const langPath = options.langPath ?? defaultLangPath()
+  let started: Promise<Scheduler> | undefined
+  let live: Worker[] = []
+
+  const start = async (): Promise<Scheduler> => {
+    const scheduler = createScheduler()
+    const created = await Promise.all(
+      Array.from({ length: workers }, async () => {
+        const worker = await createWorker('eng', OEM.LSTM_ONLY, {
+          langPath,
+          gzip: true,
+          cacheMethod: 'none',
+          errorHandler: () => {},
+        })
+        await worker.setParameters({ preserve_interword_spaces: '1' })
+        return worker
+      }),
+    )
+    live = created
+    for (const worker of created) scheduler.addWorker(worker)
+    return scheduler
+  }
+
+  return {
+    workers,
+    async recognize(image: OcrImage): Promise<OcrResult> {
+      if (!started) {
+        started = start()
+        started.catch(() => {
+          started = undefined
+        })
+      }
+      const scheduler = await started
+      const input = typeof image === 'string' || Buffer.isBuffer(image) ? image : Buffer.from(image)
+      try {
+        const { data } = await scheduler.addJob('recognize', input)
+        const confidence = Number.isFinite(data.confidence) ? data.confidence / 100 : 0
+        return { text: (data.text ?? '').replace(/[ \t]+$/gm, '').trim(), confidence: Math.min(1, Math.max(0, confidence)) }
+      } catch (error) {
+        throw new ExtractionError('ocr_failed', `OCR failed: ${String((error as Error)?.message ?? error)}`, {
+          cause: error,
+        })
+      }
+    },
+    async close(): Promise<void> {
+      const pending = started
+      started = undefined
+      if (!pending) return
+      const scheduler = await pending.catch(() => undefined)
+      live = []
+      await scheduler?.terminate()
+    },
+  }
+}

@@ -1,0 +1,119 @@
+import { pagesForTextLength, readDocxText } from './docx.ts'
+import type { FileType } from './file-types.ts'
+import { countImagePages, imagePageForOcr } from './image-pages.ts'
+import { createOcrEngine, type OcrEngine } from './ocr.ts'
+import { paginateText } from './paginate-text.ts'
+import { openPdf, type PdfDocument } from './pdf-document.ts'
+import { layoutPageText, visibleCharCount, type PdfTextItem } from './pdf-page-text.ts'
+import { rasterisePdfPage, resolveRasteriser, type RasteriserChoice } from './rasterise-pdf-page.ts'
+
+export type ParsedDocument = {
+  /** Text of each page, in order. */
+  pages: string[]
+  /** 1-based numbers of the pages whose text came from OCR. */
+  ocrPages: number[]
+}
+
+export type ParseOptions = {
+  /** Reused OCR engine. Without one, a temporary engine is started and closed for this call. */
+  ocr?: OcrEngine
+  /** How PDF pages are rendered for OCR. 'auto' (default): pdftoppm when on PATH, else pdf.js. */
+  rasteriser?: RasteriserChoice
+  /** Render resolution for OCR of PDF pages. Default 300. */
+  dpi?: number
+  /** A PDF page with fewer visible (non-space) characters than this is OCR'd. Default 20. */
+  minTextChars?: number
+}
+
+const DEFAULT_MIN_TEXT_CHARS = 20
+
+/**
+ * Text per page.
+ * - PDF: the text layer of each page (layout-aware line reconstruction); a page with (almost) no
+ *   text is rendered and OCR'd, and the OCR text is kept when it is longer than the text layer.
+ * - DOCX: mammoth's raw text, split at line breaks into pages of about 3,000 characters (1 per
+ *   started 3,000, at least 1; Word's stored <Pages> is not used here, as text cannot be placed on it).
+ * - Images: OCR of each page (TIFF frames one by one).
+ */
+export async function parseDocument(path: string, type: FileType, opts: ParseOptions = {}): Promise<ParsedDocument> {
+  if (type === 'docx') return parseDocx(path)
+  const owned = opts.ocr ? undefined : createOcrEngine()
+  const ocr = opts.ocr ?? (owned as OcrEngine)
+  try {
+    return type === 'pdf' ? await parsePdf(path, ocr, opts) : await parseImage(path, type, ocr)
+  } finally {
+    await owned?.close()
+  }
+}
+
+async function parseDocx(path: string): Promise<ParsedDocument> {
+  const text = await readDocxText(path)
+  return { pages: paginateText(text, pagesForTextLength(text.length)), ocrPages: [] }
+}
+
+async function parseImage(path: string, type: FileType, ocr: OcrEngine): Promise<ParsedDocument> {
+  const count = await countImagePages(path, type)
+  const pages = await mapWithConcurrency(count, ocr.workers, async (i) => {
+    const input = await imagePageForOcr(path, type, i)
+    return (await ocr.recognize(input)).text
+  })
+  return { pages, ocrPages: pages.map((_, i) => i + 1) }
+}
+
+async function parsePdf(path: string, ocr: OcrEngine, opts: ParseOptions): Promise<ParsedDocument> {
+  const minChars = opts.minTextChars ?? DEFAULT_MIN_TEXT_CHARS
+  const doc = await openPdf(path, { withCanvas: true })
+  try {
+    const pages: string[] = []
+    const needOcr: number[] = []
+    for (let n = 1; n <= doc.numPages; n++) {
+      const text = await pageText(doc, n)
+      pages.push(text)
+      if (visibleCharCount(text) < minChars) needOcr.push(n)
+    }
+    const ocrPages: number[] = []
+    if (needOcr.length > 0) {
+      const rasteriser = await resolveRasteriser(opts.rasteriser)
+      const results = await mapWithConcurrency(needOcr.length, ocr.workers, async (i) => {
+        const pageNumber = needOcr[i] as number
+        const image = await rasterisePdfPage({ path, doc, pageNumber, rasteriser, dpi: opts.dpi })
+        return (await ocr.recognize(image)).text
+      })
+      results.forEach((text, i) => {
+        const pageNumber = needOcr[i] as number
+        if (visibleCharCount(text) > visibleCharCount(pages[pageNumber - 1] ?? '')) {
+          pages[pageNumber - 1] = text
+          ocrPages.push(pageNumber)
+        }
+      })
+    }
+    return { pages, ocrPages }
+  } finally {
+    await doc.destroy()
+  }
+}
+
+async function pageText(doc: PdfDocument, pageNumber: number): Promise<string> {
+  const page = await doc.getPage(pageNumber)
+  try {
+    const content = await page.getTextContent()
+    const items = content.items.filter((item): item is typeof item & PdfTextItem => 'str' in item)
+    return layoutPageText(items)
+  } finally {
+    page.cleanup()
+  }
+}
+
+/** Runs fn(0..count-1) with at most `limit` in flight; results in index order. */
+async function mapWithConcurrency<T>(count: number, limit: number, fn: (index: number) => Promise<T>): Promise<T[]> {
+  const results = new Array<T>(count)
+  let next = 0
+  const run = async (): Promise<void> => {
+    while (next < count) {
+      const index = next++
+      results[index] = await fn(index)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, count)) }, run))
+  return results
+}

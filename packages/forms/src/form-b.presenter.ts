@@ -1,0 +1,93 @@
+import type { JobView, WebhookView } from '@quire/core'
+
+export type FormBInclude = { stages: boolean; result: boolean }
+
+export function parseInclude(raw: string | undefined): FormBInclude {
+  const parts = new Set((raw ?? '').split(',').map((s) => s.trim()))
+  return { stages: parts.has('stages'), result: parts.has('result') }
+}
+
+const apiType = (job: JobView) => (job.pipeline.id === 'parse' ? 'parse' : 'extract')
+
+export function presentFormBJob(job: JobView, include: FormBInclude, now = new Date()) {
+  const file = job.files[0]
+  const end = job.completedAt ?? now
+  return {
+    job_id: job.id,
+    status: job.status,
+    api_type: apiType(job),
+    execution_mode: job.executionMode,
+    priority: job.priority,
+    environment: job.environment,
+    pipeline_id: job.pipeline.id,
+    pipeline_version: job.pipeline.version,
+    input: { file_name: file?.fileName ?? '', mime_type: file?.mimeType ?? '', page_count: job.pageCount },
+    created_at: job.createdAt.toISOString(),
+    completed_at: job.completedAt?.toISOString() ?? null,
+    total_time_taken_ms: Math.max(0, end.getTime() - job.createdAt.getTime()),
+    ...(job.clientReferenceId ? { client_reference_id: job.clientReferenceId } : {}),
+    ...(job.degradationReason ? { degradation_reason: job.degradationReason } : {}),
+    ...((job.status === 'failed' || job.status === 'completed_with_errors' || job.status === 'timed_out') &&
+    job.failedStage
+      ? { error: { code: job.errorCode ?? 'failed', message: job.errorMessage ?? '', stage: job.failedStage } }
+      : {}),
+    ...(include.stages
+      ? {
+          stages: job.stages
+            .filter((s) => s.stage !== 'source')
+            .map((s) => ({
+              stage: s.stage,
+              status: s.status,
+              started_at: s.startedAt.toISOString(),
+              completed_at: s.completedAt?.toISOString() ?? null,
+              ms: s.ms,
+              credits: s.credits,
+            })),
+        }
+      : {}),
+    ...(include.result && job.status === 'completed'
+      ? {
+          result: {
+            documents: job.documents
+              .filter((d) => d.status !== 'split')
+              .map((d) => ({ id: d.id, type: d.type, schema_id: d.schemaId, pages: d.pages, data: d.data ?? {} })),
+          },
+        }
+      : {}),
+  }
+}
+
+/** One entry of a Form B submit response: the job was accepted and runs on. */
+export function presentFormBSubmitted(job: JobView, baseUrl: string) {
+  const statusUrl = `${baseUrl}/v1/jobs/${job.id}`
+  const running = job.status !== 'queued'
+  return {
+    job_id: job.id,
+    status: running ? 'processing' : 'queued',
+    execution_mode: job.executionMode === 'sync' && running ? 'sync' : 'async',
+    status_url: statusUrl,
+    result_url: `${statusUrl}?include=result`,
+    ...(job.degradationReason ? { degradation_reason: job.degradationReason } : {}),
+    submitted_at: job.createdAt.toISOString(),
+    ...(job.clientReferenceId ? { client_reference_id: job.clientReferenceId } : {}),
+  }
+}
+
+export function presentFormBWebhook(w: WebhookView, opts: { revealSecret: boolean }) {
+  const auth = w.auth
+  return {
+    id: w.id,
+    name: w.name,
+    url: w.url,
+    events: w.events.length ? w.events : ['*'],
+    auth:
+      auth.type === 'api_key' ? 'apikey' : auth.type === 'basic' ? 'basic' : 'none',
+    ...(auth.type === 'api_key'
+      ? { apikey: { location: auth.location ?? 'header', name: auth.headerName, key: '***' } }
+      : {}),
+    ...(auth.type === 'basic' ? { basic: { username: auth.username, password: '***' } } : {}),
+    status: w.status,
+    ...(opts.revealSecret ? { secret: w.secret } : {}),
+    created_at: w.createdAt.toISOString(),
+  }
+}

@@ -1,0 +1,22 @@
+export {
+  formAStageName,
+  formAStatus,
+  formAVersion,
+  parseFormAVersion,
+  presentFormAJob,
+  presentFormAJobCreated,
+  presentFormAWebhook,
+} from './form-a.presenter.ts'
+export { parseInclude, presentFormBJob, presentFormBSubmitted, presentFormBWebhook } from './form-b.presenter.ts'
+export type { FormBInclude } from './form-b.presenter.ts'
+export {
+  FORM_A_EVENTS,
+  FORM_B_EVENTS,
+  formAEventType,
+  formARecipients,
+  formBEventType,
+  formBRecipients,
+} from './webhook-events.ts'
+export type { StoredEvent, CandidateWebhook, Bindings, Recipient } from './webhook-events.ts'
+export { buildFormAPayload, buildFormBPayload } from './webhook-payloads.ts'
+export { presentPipeline } from './pipeline.presenter.ts'

@@ -1,0 +1,81 @@
+import type { JobView } from '@quire/core'
+import { presentFormAJob } from './form-a.presenter.ts'
+import { presentFormBJob } from './form-b.presenter.ts'
+import type { StoredEvent } from './webhook-events.ts'
+
+/** Stages after which a job has output to read. */
+const OUTPUT_STAGES = new Set(['extract', 'validate', 'post_processing', 'destination'])
+
+/**
+ * Form A body. Fields with no value are omitted. On `*.exited` events `data.job` is a snapshot in the GET shape,
+ * carrying the status at the time of the event plus the fields the spec names (job_id, execution_mode, priority).
+ */
+export function buildFormAPayload(opts: {
+  deliveryId: string
+  type: string
+  event: StoredEvent
+  job: JobView | null
+  baseUrl: string
+}): Record<string, unknown> {
+  const { event, job } = opts
+  const exited = event.transition === 'exited'
+  const snapshot = (event.data.job ?? {}) as { status?: JobView['status']; stage_now?: string }
+  const body: Record<string, unknown> = {
+    id: opts.deliveryId,
+    type: opts.type,
+    timestamp: Math.floor(event.createdAt.getTime() / 1000),
+    job_id: event.jobId ?? undefined,
+    document_id: event.documentId ?? undefined,
+    stage: event.stage ?? undefined,
+    transition: event.transition ?? undefined,
+    result_url:
+      exited && job && event.stage && OUTPUT_STAGES.has(event.stage) ? `${opts.baseUrl}/v1/jobs/${job.id}` : undefined,
+    data:
+      exited && job
+        ? {
+            job: {
+              ...presentFormAJob({ ...job, status: snapshot.status ?? job.status, stageNow: snapshot.stage_now ?? job.stageNow }),
+              job_id: job.id,
+              execution_mode: job.executionMode,
+              priority: job.priority,
+            },
+          }
+        : {},
+  }
+  return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined))
+}
+
+export function buildFormBPayload(opts: {
+  deliveryId: string
+  type: string
+  event: StoredEvent
+  job: JobView | null
+  webhookId: string
+}): Record<string, unknown> {
+  const { event, job } = opts
+  let data: Record<string, unknown> = { ...event.data }
+  if (job && (opts.type === 'job.completed' || opts.type === 'job.failed')) {
+    data = {
+      job_id: job.id,
+      pipeline_id: job.pipeline.id,
+      status: event.data.status ?? job.status,
+      documents: job.documents.filter((d) => d.status !== 'split').map((d) => d.id),
+      ...(opts.type === 'job.failed'
+        ? { error: presentFormBJob(job, { stages: false, result: false }).error }
+        : {}),
+    }
+  } else if (job && opts.type === 'job.started') {
+    data = { job_id: job.id, pipeline_id: job.pipeline.id, status: 'processing' }
+  } else if (job && opts.type === 'document.extracted') {
+    const doc = job.documents.find((d) => d.id === event.documentId)
+    data = { job_id: job.id, document_id: event.documentId, type: doc?.type ?? null, schema_id: doc?.schemaId ?? null }
+  }
+  return {
+    event: opts.type,
+    delivery_id: opts.deliveryId,
+    occurred_at: event.createdAt.toISOString(),
+    workspace_id: event.workspaceId,
+    webhook_id: opts.webhookId,
+    data,
+  }
+}
