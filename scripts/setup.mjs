@@ -74,7 +74,10 @@ export async function prismaGenerate() {
     fs.existsSync(path.join(GENERATED, 'prisma', 'client.ts')) &&
     fs.existsSync(stamp) &&
     fs.readFileSync(stamp, 'utf8') === hash
-  if (fresh) return false
+  if (fresh) {
+    log('prisma generate skipped: schema unchanged since the last run (QUIRE_FORCE_GENERATE=1 forces it)')
+    return false
+  }
   await prisma(['generate'], { quiet: true })
   fs.writeFileSync(stamp, hash)
   return true

@@ -16,7 +16,7 @@ type OutboxRow = {
  * the work; a row is marked dispatched only after BullMQ accepted it, and the deterministic job id makes a repeat
  * after a crash harmless.
  */
-export async function relayOutboxOnce(db: Db, queues: QueueSet, batchSize = 200): Promise<number> {
+export async function relayOutboxOnce(db: Db, queues: QueueSet, batchSize = 200, redisTimeoutMs = 4000): Promise<number> {
   return db.$transaction(async (tx) => {
     const rows = await tx.$queryRaw<OutboxRow[]>`
       SELECT id, queue, name, job_key, payload, priority, delay_ms FROM outbox
@@ -25,13 +25,15 @@ export async function relayOutboxOnce(db: Db, queues: QueueSet, batchSize = 200)
     const byQueue = new Map<string, OutboxRow[]>()
     for (const r of rows) byQueue.set(r.queue, [...(byQueue.get(r.queue) ?? []), r])
     for (const [queue, list] of byQueue) {
-      await queues.get(queue).addBulk(
+      // BullMQ waits for a connection indefinitely; bound it so a Redis outage fails the pass (rows stay) instead of
+      // holding the transaction open.
+      await withTimeout(redisTimeoutMs, queues.get(queue).addBulk(
         list.map((r) => ({
           name: r.name,
           data: r.payload,
           opts: { jobId: r.job_key, priority: r.priority ?? undefined, delay: r.delay_ms ?? undefined },
         })),
-      )
+      ))
     }
     const ids = rows.map((r) => r.id)
     await tx.$executeRaw`UPDATE outbox SET dispatched_at = now() WHERE id = ANY(${ids}::bigint[])`
@@ -96,4 +98,12 @@ export function startOutboxRelay(opts: {
 export async function pruneOutbox(db: Db, olderThanMs: number): Promise<number> {
   const cutoff = new Date(Date.now() - olderThanMs)
   return db.$executeRaw`DELETE FROM outbox WHERE dispatched_at IS NOT NULL AND dispatched_at < ${cutoff}`
+}
+
+function withTimeout<T>(ms: number, p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not accept the outbox batch within ${ms} ms`)), ms)
+  })
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer))
 }

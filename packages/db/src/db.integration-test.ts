@@ -1,0 +1,94 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import { ApiForm, createPrisma, inTransaction, isRetryableTxError, Prisma, type Db } from './index.ts'
+
+const url = process.env.DATABASE_URL
+if (!url) throw new Error('DATABASE_URL is not set: run through `npm test`')
+
+describe('@quire/db against the real database', () => {
+  const db: Db = createPrisma(url)
+  const id = `ws_dbtest_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+
+  afterAll(async () => {
+    await db.workspace.deleteMany({ where: { id: { startsWith: id } } })
+    await db.$disconnect()
+  })
+
+  it('creates and reads rows through the generated client', async () => {
+    await db.workspace.create({ data: { id, name: 'db test', apiForm: ApiForm.A, creditsAvailable: 10 } })
+    const ws = await db.workspace.findUniqueOrThrow({ where: { id } })
+    expect(ws.apiForm).toBe('A')
+    expect(ws.creditsAvailable).toBe(10)
+  })
+
+  it('commits an interactive transaction', async () => {
+    await inTransaction(db, async (tx) => {
+      await tx.workspace.update({ where: { id }, data: { creditsAvailable: { decrement: 3 }, creditsReserved: { increment: 3 } } })
+    })
+    const ws = await db.workspace.findUniqueOrThrow({ where: { id } })
+    expect([ws.creditsAvailable, ws.creditsReserved]).toEqual([7, 3])
+  })
+
+  it('rolls back when the callback throws', async () => {
+    await expect(
+      inTransaction(db, async (tx) => {
+        await tx.workspace.update({ where: { id }, data: { creditsAvailable: 0 } })
+        throw new Error('boom')
+      }),
+    ).rejects.toThrow('boom')
+    expect((await db.workspace.findUniqueOrThrow({ where: { id } })).creditsAvailable).toBe(7)
+  })
+
+  it('retries serialization failures until the transaction commits', async () => {
+    // Two serializable read-modify-write transactions on the same row: PostgreSQL aborts one
+    // (40001 -> P2034); inTransaction re-runs it, so both increments land.
+    const bump = () =>
+      inTransaction(
+        db,
+        async (tx) => {
+          const ws = await tx.workspace.findUniqueOrThrow({ where: { id } })
+          await new Promise((r) => setTimeout(r, 50))
+          await tx.workspace.update({ where: { id }, data: { creditsSpent: ws.creditsSpent + 1 } })
+        },
+        { isolationLevel: Prisma.TransactionIsolationLevel.Serializable },
+      )
+    await Promise.all([bump(), bump(), bump()])
+    expect((await db.workspace.findUniqueOrThrow({ where: { id } })).creditsSpent).toBe(3)
+  })
+
+  it('gives up after maxAttempts and rethrows the Prisma error', async () => {
+    let calls = 0
+    const err = await inTransaction(
+      db,
+      async () => {
+        calls++
+        throw new Prisma.PrismaClientKnownRequestError('conflict', { code: 'P2034', clientVersion: 'test' })
+      },
+      { maxAttempts: 3 },
+    ).catch((e: unknown) => e)
+    expect(isRetryableTxError(err)).toBe(true)
+    expect(calls).toBe(3)
+  })
+
+  it('honours ?schema= in the URL', async () => {
+    const schema = `dbtest_${Math.random().toString(36).slice(2, 8)}`
+    await db.$executeRawUnsafe(`CREATE SCHEMA "${schema}"`)
+    // Prisma qualifies tables and enum casts with the schema, so the enum must live there too.
+    await db.$executeRawUnsafe(`CREATE TYPE "${schema}"."ApiForm" AS ENUM ('A', 'B')`)
+    await db.$executeRawUnsafe(`CREATE TABLE "${schema}"."workspaces" (LIKE public."workspaces" INCLUDING ALL)`)
+    await db.$executeRawUnsafe(
+      `ALTER TABLE "${schema}"."workspaces" ALTER COLUMN "api_form" TYPE "${schema}"."ApiForm" USING "api_form"::text::"${schema}"."ApiForm"`,
+    )
+    const u = new URL(url)
+    u.searchParams.set('schema', schema)
+    const scoped = createPrisma(u.toString())
+    try {
+      await scoped.workspace.create({ data: { id: `${id}_s`, name: 'scoped', apiForm: ApiForm.B } })
+      const rows = await db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "${schema}"."workspaces"`)
+      expect(Number(rows[0]?.n)).toBe(1)
+      expect(await db.workspace.count({ where: { id: `${id}_s` } })).toBe(0)
+    } finally {
+      await scoped.$disconnect()
+      await db.$executeRawUnsafe(`DROP SCHEMA "${schema}" CASCADE`)
+    }
+  })
+})

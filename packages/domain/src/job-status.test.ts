@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest'
+import { canTransition, FINAL_JOB_STATUSES, isCancellable, JOB_STATUSES } from './job-status.ts'
+
+describe('job state machine', () => {
+  it('final statuses (spec Form B table) have no way out', () => {
+    for (const from of FINAL_JOB_STATUSES) for (const to of JOB_STATUSES) expect(canTransition(from, to)).toBe(false)
+  })
+  it('a queued job can start, be cancelled or fail, but not complete without running', () => {
+    expect(canTransition('queued', 'preprocessing')).toBe(true)
+    expect(canTransition('queued', 'cancelled')).toBe(true)
+    expect(canTransition('queued', 'completed')).toBe(false)
+  })
+  it('blocked goes back to processing on an operator re-run', () => {
+    expect(canTransition('blocked', 'processing')).toBe(true)
+  })
+  it('cancel applies to every non-final status', () => {
+    expect(JOB_STATUSES.filter(isCancellable)).toEqual(JOB_STATUSES.filter((s) => !FINAL_JOB_STATUSES.includes(s)))
+  })
+})

@@ -1,0 +1,251 @@
+import { findLabelHits, type LabelGroup, type LabelHit, type LabelSpec } from './label-matching.ts'
+import { findAmounts } from './normalise-amount.ts'
+import { findCurrencyMentions, normaliseCurrency } from './normalise-currency.ts'
+import { findDates, type DateOrder } from './normalise-date.ts'
+import type { FieldType } from './schema.ts'
+import { cellAt, lineIndexAt, type Line, type TextDoc } from './text-lines.ts'
+
+/** How a field is read: its type, its labels and a few reading rules. */
+export type FieldSpec = {
+  name: string
+  type: FieldType
+  labels: LabelSpec[]
+  /** An identifier (invoice number, reference): one token, normally with a digit. */
+  idLike?: boolean
+  /** On equal confidence prefer the later occurrence (totals sit at the bottom). */
+  preferLast?: boolean
+  /** Extra check on a string value (e.g. an issuer must contain letters). */
+  accept?: (value: string) => boolean
+}
+
+export type Candidate = {
+  value: string | number
+  confidence: number
+  /** Offset of the value in the text. */
+  index: number
+  /** Currency written next to an amount (or in the label, "Total (EUR)"). */
+  currency: string | null
+  hit: LabelHit | null
+}
+
+export type ReadContext = {
+  doc: TextDoc
+  hits: LabelHit[]
+  dateOrder?: DateOrder
+  dateOrderGuessed?: boolean
+}
+
+type Parsed = { value: string | number; quality: number; currency: string | null; offset: number }
+
+const DECORATION =
+  /^[ \t]*(?:\(([^()\n]{0,24})\)|\[([^[\]\n]{0,24})\])?[ \t]*(?:in[ \t]+([A-Z]{3}|[€$£¥])[ \t]*)?[:#=.\-–—]*[ \t]*/u
+const ID_DECORATION = /^(?:(?:no|nr|number|num)\.?(?![\p{L}\p{N}])|#|n[°º])?[ \t]*[:#.\-–—]*[ \t]*/iu
+const FILLER_TOKENS = new Set(['no', 'no.', 'nr', 'nr.', 'number', '#', 'num', 'n°', 'nº', ':', '-', 'is', 'de'])
+const CELL_GAP = /\s{2,}|\s*\|\s*/
+
+/** Reads a typed value from the start of `window`. */
+export function parseValue(window: string, spec: FieldSpec, ctx: Pick<ReadContext, 'dateOrder' | 'dateOrderGuessed'>): Parsed | null {
+  if (!window.trim()) return null
+  switch (spec.type) {
+    case 'date': {
+      const date = findDates(window, { order: ctx.dateOrder, guessed: ctx.dateOrderGuessed })[0]
+      if (!date) return null
+      // A date far into the window belongs to something else.
+      const quality = date.quality * (window.slice(0, date.index).trim().length > 20 ? 0.7 : 1)
+      return { value: date.value, quality, currency: null, offset: date.index }
+    }
+    case 'amount':
+    case 'number': {
+      const amounts = findAmounts(window)
+      const amount = amounts.find((a) => a.quality === 1) ?? amounts[0]
+      if (!amount) return null
+      const quality = amount.quality * (window.slice(0, amount.index).replace(/[^\p{L}]/gu, '').length > 12 ? 0.8 : 1)
+      return { value: amount.value, quality, currency: amount.currency, offset: amount.index }
+    }
+    case 'currency': {
+      const mention = findCurrencyMentions(window)[0]
+      const code = mention?.code ?? normaliseCurrency(window.split(/\s+/)[0] ?? '')
+      if (!code) return null
+      return { value: code, quality: 1, currency: code, offset: mention?.index ?? 0 }
+    }
+    case 'string':
+      return spec.idLike ? parseIdentifier(window) : parsePlainString(window, spec)
+  }
+}
+
+function parseIdentifier(window: string): Parsed | null {
+  const lead = window.length - window.trimStart().length
+  const tokens = window.trim().split(/\s+/).slice(0, 4)
+  let offset = lead
+  for (const raw of tokens) {
+    const token = raw.replace(/^[#:]+/, '').replace(/[.,;:)\]]+$/, '')
+    const here = offset
+    offset += raw.length + 1
+    if (!token || FILLER_TOKENS.has(token.toLowerCase())) continue
+    if (!/^[\p{L}\p{N}][\p{L}\p{N}\-/_.]*$/u.test(token) || token.length > 40) return null
+    const date = findDates(token)[0]
+    if (date && date.length === token.length) return null
+    if (/\d/.test(token)) return { value: token, quality: 1, currency: null, offset: here }
+    if (/^[A-Z0-9-]{4,}$/.test(token)) return { value: token, quality: 0.6, currency: null, offset: here }
+    return null
+  }
+  return null
+}
+
+function parsePlainString(window: string, spec: FieldSpec): Parsed | null {
+  const lead = window.length - window.trimStart().length
+  const value = window
+    .trim()
+    .replace(/^[:#\-–—.\s]+/, '')
+    .replace(/[\s,;:.\-–—]+$/, '')
+    .slice(0, 200)
+  if (!/[\p{L}\p{N}]/u.test(value)) return null
+  if (spec.accept && !spec.accept(value)) return null
+  return { value, quality: 0.9, currency: null, offset: lead }
+}
+
+function skipDecoration(text: string, from: number, spec: FieldSpec): { pos: number; currency: string | null } {
+  const rest = text.slice(from, from + 80)
+  const m = DECORATION.exec(rest)
+  let pos = from + (m?.[0].length ?? 0)
+  const inside = m?.[1] ?? m?.[2] ?? m?.[3]
+  const currency = inside ? normaliseCurrency(inside) : null
+  if (spec.idLike) {
+    const id = ID_DECORATION.exec(text.slice(pos, pos + 20))
+    pos += id?.[0].length ?? 0
+  }
+  return { pos, currency }
+}
+
+function nextHitStart(ctx: ReadContext, from: number, to: number): number {
+  for (const hit of ctx.hits) if (hit.start >= from && hit.start < to) return hit.start
+  return to
+}
+
+function startsWithLabel(ctx: ReadContext, from: number, to: number): boolean {
+  const text = ctx.doc.text.slice(from, to)
+  const lead = text.length - text.trimStart().length
+  return ctx.hits.some((h) => h.start === from + lead)
+}
+
+/** Reads the value a label points at: same line, else the line below (same column, or by order). */
+export function readHit(ctx: ReadContext, hit: LabelHit, spec: FieldSpec): Candidate | null {
+  const { doc } = ctx
+  const lineIndex = lineIndexAt(doc, hit.end)
+  const line = doc.lines[lineIndex] as Line
+  const { pos, currency: labelCurrency } = skipDecoration(doc.text, hit.end, spec)
+
+  const make = (parsed: Parsed, factor: number, windowStart: number): Candidate => ({
+    value: parsed.value,
+    confidence: Math.round(Math.min(1, hit.label.weight * factor * parsed.quality) * 1000) / 1000,
+    index: windowStart + parsed.offset,
+    currency: parsed.currency ?? labelCurrency,
+    hit,
+  })
+
+  // 1. Same line, up to the next label (and, for text, up to the next column gap).
+  if (pos <= line.end) {
+    let end = nextHitStart(ctx, pos, line.end)
+    let window = doc.text.slice(pos, end)
+    if (spec.type === 'string') {
+      const gap = CELL_GAP.exec(window)
+      if (gap && gap.index > 0) window = window.slice(0, gap.index)
+      else if (gap && gap.index === 0) window = ''
+      end = pos + window.length
+    }
+    const parsed = parseValue(window, spec, ctx)
+    if (parsed) return make(parsed, 1, pos)
+    if (window.trim() && spec.type === 'string') return null
+  }
+
+  // 2. The next non-empty line (one blank line may sit between).
+  let below: Line | undefined
+  for (let i = lineIndex + 1; i <= lineIndex + 2 && i < doc.lines.length; i++) {
+    const candidate = doc.lines[i] as Line
+    if (candidate.cells.length > 0) {
+      below = candidate
+      break
+    }
+  }
+  if (!below) return null
+  const labelLineStart = doc.lines[lineIndexAt(doc, hit.start)] as Line
+  const labelCell = cellAt(labelLineStart, hit.start)
+  const sameLineHits = ctx.hits.filter((h) => h.start >= labelLineStart.start && h.start <= line.end && !h.key.startsWith('#'))
+  const multiColumn = labelLineStart.cells.length > 1 || below.cells.length > 1
+
+  if (multiColumn && labelCell) {
+    const cell = below.cells.find((c) => c.column === labelCell.column)
+    if (cell && !startsWithLabel(ctx, cell.start, cell.end)) {
+      const parsed = parseValue(doc.text.slice(cell.start, cell.end), spec, ctx)
+      if (parsed) return make(parsed, 0.9, cell.start)
+    }
+    if (labelLineStart.cells.length > 1 && below.cells.length === labelLineStart.cells.length) return null
+  }
+  if (startsWithLabel(ctx, below.start, below.end)) return null
+
+  const belowText = doc.text.slice(below.start, below.end)
+  if (sameLineHits.length > 1) {
+    // A header row of several labels over a row of values: match them up by order.
+    const ordinal = sameLineHits.findIndex((h) => h === hit)
+    const pieces = splitValues(belowText, spec, ctx)
+    if (ordinal >= 0 && pieces.length === sameLineHits.length) {
+      const piece = pieces[ordinal] as { text: string; offset: number }
+      const parsed = parseValue(piece.text, spec, ctx)
+      if (parsed) return make(parsed, 0.85, below.start + piece.offset)
+    }
+    return null
+  }
+  const window = spec.type === 'string' ? (below.cells[0]?.text ?? '') : belowText
+  const windowStart = spec.type === 'string' ? (below.cells[0]?.start ?? below.start) : below.start
+  const parsed = parseValue(window, spec, ctx)
+  return parsed ? make(parsed, 0.85, windowStart) : null
+}
+
+/** Splits a row of values into pieces: by column gaps, else by typed values, else by spaces. */
+function splitValues(text: string, spec: FieldSpec, ctx: Pick<ReadContext, 'dateOrder'>): Array<{ text: string; offset: number }> {
+  const byGap: Array<{ text: string; offset: number }> = []
+  let offset = 0
+  for (const part of text.split(/(\s{2,}|\s*\|\s*)/)) {
+    if (part.trim() && !/^\s*\|?\s*$/.test(part)) byGap.push({ text: part, offset })
+    offset += part.length
+  }
+  if (byGap.length > 1) return byGap
+  if (spec.type === 'date') return findDates(text, { order: ctx.dateOrder }).map((d) => ({ text: text.slice(d.index, d.index + d.length), offset: d.index }))
+  if (spec.type === 'amount' || spec.type === 'number') return findAmounts(text).map((a) => ({ text: text.slice(a.index, a.index + a.length), offset: a.index }))
+  const tokens: Array<{ text: string; offset: number }> = []
+  for (const m of text.matchAll(/\S+/g)) tokens.push({ text: m[0], offset: m.index })
+  return tokens
+}
+
+/** Label hits for every field (plus stop labels), then one candidate per hit, grouped by field. */
+export function collectCandidates(
+  ctx: Omit<ReadContext, 'hits'>,
+  specs: readonly FieldSpec[],
+  stopLabels: readonly LabelSpec[],
+): { hits: LabelHit[]; candidates: Map<string, Candidate[]> } {
+  const groups: LabelGroup[] = specs.map((s) => ({ key: s.name, labels: s.labels }))
+  if (stopLabels.length) groups.push({ key: '#stop', labels: [...stopLabels] })
+  const hits = findLabelHits(ctx.doc.text, groups)
+  const full: ReadContext = { ...ctx, hits }
+  const candidates = new Map<string, Candidate[]>()
+  for (const spec of specs) {
+    const list: Candidate[] = []
+    for (const hit of hits) {
+      if (hit.key !== spec.name) continue
+      const candidate = readHit(full, hit, spec)
+      if (candidate) list.push(candidate)
+    }
+    candidates.set(spec.name, list)
+  }
+  return { hits, candidates }
+}
+
+/** The best candidate: highest confidence; ties go to the earlier one (or the later, for totals). */
+export function bestCandidate(list: readonly Candidate[], preferLast = false): Candidate | undefined {
+  let best: Candidate | undefined
+  for (const c of list) {
+    if (!best || c.confidence > best.confidence + 1e-9) best = c
+    else if (Math.abs(c.confidence - best.confidence) <= 1e-9 && preferLast && c.index > best.index) best = c
+  }
+  return best
+}

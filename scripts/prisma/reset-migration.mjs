@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+// `npm run db:reset-migration`: replaces everything in prisma/migrations with one `<timestamp>_init`
+// migration generated from prisma/schema.prisma by `prisma migrate dev --name init`, run against a
+// scratch database that is dropped afterwards. Use it while the schema is still being designed;
+// once a release is out, add migrations with `npm run db:migrate:dev -- <name>` instead.
+//
+// Databases that recorded the previous init: `npm start` rebuilds its own local database
+// automatically; `npm test` always uses a fresh one; any other database must be recreated
+// (e.g. `DATABASE_URL=... node scripts/prisma/prisma.mjs migrate reset --force`).
+import fs from 'node:fs'
+import path from 'node:path'
+import { dropDatabase, ensureServices, ROOT, withDatabase } from '../services.mjs'
+import { prisma, prismaGenerate } from '../setup.mjs'
+
+const dir = path.join(ROOT, 'prisma', 'migrations')
+const backup = path.join(ROOT, '.data', `migrations-backup-${Date.now()}`)
+const t0 = Date.now()
+
+const services = await ensureServices({ database: null, redis: false, log: (m) => console.log(`[services] ${m}`) })
+const server = process.env.DATABASE_URL ?? services.adminUrl
+const scratchUrl = withDatabase(server, `quire_migration_scratch_${process.pid}`)
+let ok = false
+try {
+  const before = fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => fs.statSync(path.join(dir, n)).isDirectory()) : []
+  if (fs.existsSync(dir)) {
+    fs.mkdirSync(path.dirname(backup), { recursive: true })
+    fs.renameSync(dir, backup)
+  }
+  // migrate dev creates the scratch database, writes the migration, applies it and drops its shadow DB.
+  await prisma(['migrate', 'dev', '--name', 'init'], { databaseUrl: scratchUrl, quiet: true })
+  const after = fs.readdirSync(dir).filter((n) => fs.statSync(path.join(dir, n)).isDirectory())
+  if (after.length !== 1) throw new Error(`expected one migration, found: ${after.join(', ')}`)
+  await prismaGenerate()
+  ok = true
+  console.log(`replaced [${before.join(', ')}] with ${after[0]} (${((Date.now() - t0) / 1000).toFixed(1)} s)`)
+} catch (e) {
+  console.error(`db:reset-migration failed: ${e.message}`)
+  if (fs.existsSync(backup)) {
+    fs.rmSync(dir, { recursive: true, force: true })
+    fs.renameSync(backup, dir)
+    console.error('restored the previous prisma/migrations')
+  }
+} finally {
+  if (ok && fs.existsSync(backup)) fs.rmSync(backup, { recursive: true, force: true })
+  await dropDatabase(scratchUrl).catch((e) => console.error(`could not drop the scratch database: ${e.message}`))
+  await services.stop()
+}
+process.exit(ok ? 0 : 1)

@@ -1,0 +1,230 @@
+// Foundation, black box: the three apps run as separate processes; a client submits a real PDF in each form,
+// polls to completed, and a real HTTPS receiver checks each webhook signature with its own HMAC computation.
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { startHttpsReceiver, type HttpsReceiver } from '@quire/testing'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { invoicePdf } from '../fixtures/make-fixtures.ts'
+import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
+import { startStack, type Stack } from './stack.ts'
+
+let stack: Stack
+let receiver: HttpsReceiver
+
+beforeAll(async () => {
+  receiver = await startHttpsReceiver()
+  stack = await startStack({ receiverCa: receiver.ca })
+}, 120_000)
+
+afterAll(async () => {
+  await stack?.stop()
+  await receiver?.close()
+})
+
+const hmacHex = (secret: string, data: string | Buffer) => createHmac('sha256', secret).update(data).digest('hex')
+const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b))
+const header = (h: Record<string, string | string[]>, name: string) => {
+  const v = h[name.toLowerCase()]
+  return Array.isArray(v) ? v[0]! : (v ?? '')
+}
+
+describe('Form A, end to end', () => {
+  it('submits a PDF, runs every stage to completed, settles credits and delivers a signed destination.exited', async () => {
+    const { key } = await newWorkspace(stack.baseUrl, 'A', { credits: 100 })
+    const hook = await call(stack.baseUrl, 'POST', '/v1/webhooks', {
+      key,
+      json: { name: 'receiver', url: receiver.url, auth_type: 'NONE', events: ['job.failed'] },
+    })
+    // spec: POST /v1/webhooks Form A → 201 with hmac_secret returned once
+    expect(hook.status).toBe(201)
+    const secret = hook.body.hmac_secret as string
+    expect(secret).toMatch(/.{20,}/)
+    const pipeline = await call(stack.baseUrl, 'POST', '/v1/pipelines', {
+      key,
+      json: {
+        name: 'invoices',
+        definition: {
+          document_types: [{ name: 'invoice', keywords: ['invoice'], schema_id: 'invoice' }],
+          bindings: { destination: { exit_webhook_id: hook.body.id } },
+        },
+      },
+    })
+    expect(pipeline.status).toBe(201)
+    const pipelineId = pipeline.body.id as string
+
+    // spec: unpublished pipeline is rejected with 400 PIPELINE_NOT_PUBLISHED, and no job is created
+    const pdf = await invoicePdf()
+    const rejected = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key,
+      form: fileForm('file', [{ name: 'invoice.pdf', bytes: pdf }], { pipeline_id: pipelineId }),
+    })
+    expect(rejected.status).toBe(400)
+    expect(rejected.body.error).toBe('PIPELINE_NOT_PUBLISHED')
+    expect(typeof rejected.body.timestamp).toBe('string')
+
+    const published = await call(stack.baseUrl, 'POST', `/v1/pipelines/${pipelineId}/versions/1/publish`, { key })
+    expect(published.status).toBe(200)
+
+    const submit = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key,
+      form: fileForm('file', [{ name: 'invoice.pdf', bytes: pdf, type: 'application/pdf' }], {
+        pipeline_id: pipelineId,
+        source_tag: 'bb-foundation',
+      }),
+    })
+    // spec: Form A submit → 202, status processing, stage_now init, pipeline {id, version}, documents count
+    expect(submit.status).toBe(202)
+    expect(submit.body).toMatchObject({
+      status: 'processing',
+      stage_now: 'init',
+      pipeline: { id: pipelineId, version: 'v1' },
+      documents: 1,
+      source_tag: 'bb-foundation',
+    })
+    expect(Date.parse(submit.body.created_at)).not.toBeNaN()
+    const jobId = submit.body.id as string
+
+    // DESIGN: credits reserved at submission = pages × per_page (1 page, 1 credit)
+    const during = await call(stack.baseUrl, 'GET', '/v1/credits', { key })
+    expect(during.body.available + during.body.reserved + during.body.spent).toBe(100)
+
+    const done = await pollUntil(
+      () => call(stack.baseUrl, 'GET', `/v1/jobs/${jobId}`, { key }),
+      (r) => r.body.status !== 'processing',
+    )
+    expect(done.body.status).toBe('completed')
+    expect(Number.isInteger(done.body.machine_seconds)).toBe(true)
+    expect(done.body.documents).toHaveLength(1)
+    expect(done.body.documents[0]).toMatchObject({ id: expect.any(String), status: 'completed' })
+    // spec: trace entries {stage, ms, ok} with Form A stage names
+    const stages = done.body.trace.map((t: { stage: string }) => t.stage)
+    expect(stages).toEqual(expect.arrayContaining(['init', 'parse', 'splitclassify', 'extract', 'validate', 'destination']))
+    for (const t of done.body.trace) expect(t).toMatchObject({ ms: expect.any(Number), ok: true })
+
+    // spec: reservation settles to the amount used (1 page × 1 credit)
+    const after = await call(stack.baseUrl, 'GET', '/v1/credits', { key })
+    expect(after.body).toMatchObject({ available: 99, reserved: 0, spent: 1 })
+
+    // DESIGN: documents carry extracted data in {value, confidence}
+    const doc = await call(stack.baseUrl, 'GET', `/v1/documents/${done.body.documents[0].id}`, { key })
+    expect(doc.status).toBe(200)
+    expect(doc.body.data.invoice_number).toMatchObject({ value: 'INV-2026-0042' })
+    expect(doc.body.data.amount).toMatchObject({ value: 1200 })
+
+    // spec: destination.exited to the bound exit webhook, signed sha256=<hex HMAC(raw body)>
+    const delivery = await receiver.waitFor((r) => r.rawBody.toString().includes(jobId) && r.rawBody.toString().includes('destination.exited'), 20_000)
+    const sig = header(delivery.headers, 'X-Service-Signature')
+    expect(sameText(sig, `sha256=${hmacHex(secret, delivery.rawBody)}`)).toBe(true)
+    expect(header(delivery.headers, 'User-Agent')).toBe('Service-Webhook/1.0')
+    const body = JSON.parse(delivery.rawBody.toString())
+    expect(body).toMatchObject({ type: 'destination.exited', job_id: jobId, stage: 'destination', transition: 'exited' })
+    expect(body.id).toBe(header(delivery.headers, 'X-Service-Delivery-Id'))
+    expect(Number.isInteger(body.timestamp)).toBe(true)
+    expect(body.data.job).toMatchObject({ job_id: jobId })
+  }, 120_000)
+})
+
+describe('Form B, end to end', () => {
+  it('submits a PDF as files, polls with include=stages,result, and delivers a signed job.completed', async () => {
+    const { key, workspaceId } = await newWorkspace(stack.baseUrl, 'B', { credits: 50 })
+    const hook = await call(stack.baseUrl, 'POST', '/v1/webhooks', {
+      key,
+      json: { name: 'receiver-b', url: receiver.url, events: ['job.completed'] },
+    })
+    expect(hook.status).toBe(201)
+    const secret = hook.body.secret as string
+    expect(secret).toMatch(/.{20,}/)
+
+    const pdf = await invoicePdf()
+    const submit = await call(stack.baseUrl, 'POST', '/v1/jobs?client_reference_id=ref-42', {
+      key,
+      form: fileForm('files', [{ name: 'invoice.pdf', bytes: pdf }], { schema_id: 'invoice' }),
+    })
+    // spec: async → 202 with one submit-response object per file, status queued
+    expect(submit.status).toBe(202)
+    expect(submit.body).toHaveLength(1)
+    const entry = submit.body[0]
+    expect(entry).toMatchObject({ status: 'queued', execution_mode: 'async', client_reference_id: 'ref-42' })
+    expect(entry.status_url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/v1/jobs/${entry.job_id}$`))
+    expect(entry.result_url).toBe(`${entry.status_url}?include=result`)
+
+    const done = await pollUntil(
+      () => call(stack.baseUrl, 'GET', `/v1/jobs/${entry.job_id}?include=stages,result`, { key }),
+      (r) => ['completed', 'completed_with_errors', 'failed'].includes(r.body.status),
+    )
+    expect(done.body).toMatchObject({
+      job_id: entry.job_id,
+      status: 'completed',
+      execution_mode: 'async',
+      priority: 'standard',
+      input: { file_name: 'invoice.pdf', mime_type: 'application/pdf', page_count: 1 },
+      client_reference_id: 'ref-42',
+    })
+    expect(done.body.total_time_taken_ms).toBeGreaterThanOrEqual(0)
+    expect(done.body.stages.map((s: { stage: string }) => s.stage)).toEqual(
+      expect.arrayContaining(['initialization', 'parse', 'split_classify', 'extract', 'validate', 'destination']),
+    )
+    const data = done.body.result.documents[0].data
+    expect(data.invoice_number.value).toBe('INV-2026-0042')
+    expect(data.currency.value).toBe('EUR')
+
+    // spec: X-Service-Signature = v1=<hex HMAC(timestamp + "." + raw body)>, X-Service-Timestamp in epoch seconds
+    const delivery = await receiver.waitFor((r) => r.rawBody.toString().includes(entry.job_id) && r.rawBody.toString().includes('job.completed'), 20_000)
+    const ts = header(delivery.headers, 'X-Service-Timestamp')
+    expect(Math.abs(Number(ts) - Date.now() / 1000)).toBeLessThan(300)
+    const sig = header(delivery.headers, 'X-Service-Signature')
+    const [, hex] = sig.split('=')
+    expect(sameText(hex!, hmacHex(secret, `${ts}.${delivery.rawBody.toString()}`))).toBe(true)
+    const body = JSON.parse(delivery.rawBody.toString())
+    expect(body).toMatchObject({
+      event: 'job.completed',
+      workspace_id: workspaceId,
+      webhook_id: hook.body.id,
+      data: { job_id: entry.job_id, status: 'completed', documents: [expect.any(String)] },
+    })
+    expect(typeof body.delivery_id).toBe('string')
+    expect(Date.parse(body.occurred_at)).not.toBeNaN()
+  }, 120_000)
+})
+
+describe('authentication and errors, both envelopes', () => {
+  it('rejects a missing or invalid key with 401 and the nested unauthorized envelope', async () => {
+    const none = await call(stack.baseUrl, 'GET', '/v1/jobs')
+    expect(none.status).toBe(401)
+    expect(none.body.error.code).toBe('unauthorized')
+    const bad = await call(stack.baseUrl, 'GET', '/v1/jobs', { key: 'qk_not-a-key' })
+    expect(bad.status).toBe(401)
+    expect(bad.body.error).toMatchObject({ code: 'unauthorized', message: expect.any(String) })
+  })
+
+  it('answers an unknown job id with 404 job_not_found (nested) in both forms', async () => {
+    for (const form of ['A', 'B'] as const) {
+      const { key } = await newWorkspace(stack.baseUrl, form)
+      const r = await call(stack.baseUrl, 'GET', '/v1/jobs/job_doesnotexist', { key })
+      expect(r.status).toBe(404)
+      expect(r.body.error.code).toBe('job_not_found')
+    }
+  })
+
+  it('answers a key without the scope with 403 insufficient_scope (DESIGN)', async () => {
+    const { key } = await newWorkspace(stack.baseUrl, 'B', { scopes: ['jobs:read'] })
+    const r = await call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('files', [{ name: 'a.pdf', bytes: await invoicePdf() }]) })
+    expect(r.status).toBe(403)
+    expect(r.body.error.code).toBe('insufficient_scope')
+  })
+
+  it('Form B: a file sent as `file` gives 400 MISSING_PART (flat envelope)', async () => {
+    const { key } = await newWorkspace(stack.baseUrl, 'B')
+    const r = await call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('file', [{ name: 'a.pdf', bytes: await invoicePdf() }]) })
+    expect(r.status).toBe(400)
+    expect(r.body).toMatchObject({ error: 'MISSING_PART', message: expect.any(String), timestamp: expect.any(String) })
+  })
+
+  it('402 PAYMENT_REQUIRED when credits run short, and no job is created', async () => {
+    const { key } = await newWorkspace(stack.baseUrl, 'B', { credits: 0 })
+    const r = await call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('files', [{ name: 'a.pdf', bytes: await invoicePdf() }]) })
+    expect(r.status).toBe(402)
+    expect(r.body.error).toBe('PAYMENT_REQUIRED')
+    const list = await call(stack.baseUrl, 'GET', '/v1/jobs', { key })
+    expect(list.body.data).toHaveLength(0)
+  })
+})

@@ -1,0 +1,110 @@
+// Starts Quire's three apps as separate processes, the way an operator runs them, against the test run's database
+// and Redis with a queue prefix of its own, and talks to them over HTTP like a client.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
+
+export const ADMIN_TOKEN = 'blackbox-admin-token'
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer()
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port
+      s.close(() => resolve(port))
+    })
+    s.on('error', reject)
+  })
+}
+
+type AppName = 'api' | 'stage-worker' | 'webhook-dispatcher'
+
+export type Stack = {
+  baseUrl: string
+  env: Record<string, string>
+  logs: Record<AppName, string[]>
+  start(app: AppName, extraEnv?: Record<string, string>): Promise<void>
+  kill(app: AppName, signal?: NodeJS.Signals): Promise<void>
+  stop(): Promise<void>
+}
+
+export async function startStack(opts: { receiverCa?: string; env?: Record<string, string> } = {}): Promise<Stack> {
+  const port = await freePort()
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-bb-'))
+  let caFile: string | undefined
+  if (opts.receiverCa) {
+    caFile = path.join(dir, 'receiver-ca.pem')
+    writeFileSync(caFile, opts.receiverCa)
+  }
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    NODE_ENV: 'test',
+    QUIRE_API_PORT: String(port),
+    QUIRE_API_HOST: '127.0.0.1',
+    QUIRE_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    QUIRE_ADMIN_TOKEN: ADMIN_TOKEN,
+    QUIRE_QUEUE_PREFIX: `bb${randomBytes(4).toString('hex')}`,
+    QUIRE_BLOB_DIR: path.join(dir, 'blobs'),
+    QUIRE_UPLOAD_DIR: path.join(dir, 'uploads'),
+    QUIRE_ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+    QUIRE_WEBHOOK_A_RETRY_BASE_MS: '200',
+    QUIRE_WEBHOOK_B_RETRY_SCHEDULE_MS: '200,200,200,200,200,200,200,200',
+    QUIRE_STAGE_LOCK_MS: '4000',
+    QUIRE_LOG_LEVEL: 'warn',
+    ...(caFile ? { QUIRE_WEBHOOK_EXTRA_CA_FILE: caFile } : {}),
+    ...opts.env,
+  }
+  const procs = new Map<AppName, ChildProcess>()
+  const logs: Record<AppName, string[]> = { api: [], 'stage-worker': [], 'webhook-dispatcher': [] }
+
+  const start = async (app: AppName, extraEnv: Record<string, string> = {}) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps', app, 'src', 'main.ts')], {
+      cwd: ROOT,
+      env: { ...env, ...extraEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    child.stdout!.on('data', (d) => logs[app].push(String(d)))
+    child.stderr!.on('data', (d) => logs[app].push(String(d)))
+    procs.set(app, child)
+    if (app === 'api') await waitForHealth(`http://127.0.0.1:${port}/healthz`, child, logs.api)
+  }
+
+  const kill = async (app: AppName, signal: NodeJS.Signals = 'SIGKILL') => {
+    const child = procs.get(app)
+    if (!child || child.exitCode !== null) return
+    const exited = new Promise((r) => child.once('exit', r))
+    child.kill(signal)
+    await exited
+  }
+
+  await Promise.all([start('api'), start('stage-worker'), start('webhook-dispatcher')])
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    env,
+    logs,
+    start,
+    kill,
+    async stop() {
+      await Promise.all([...procs.keys()].map((a) => kill(a, 'SIGTERM')))
+    },
+  }
+}
+
+async function waitForHealth(url: string, child: ChildProcess, log: string[]) {
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`api exited early:\n${log.join('')}`)
+    try {
+      const res = await fetch(url)
+      if (res.ok) return
+    } catch {}
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  throw new Error(`api did not become healthy:\n${log.join('')}`)
+}
