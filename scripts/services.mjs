@@ -29,6 +29,8 @@ const EMBEDDED_PASSWORD = 'postgres'
 
 const defaultLog = (msg) => console.log(`[services] ${msg}`)
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+/** Path for messages: relative inside the repository, absolute outside it. */
+const shown = (p) => (p.startsWith(ROOT + path.sep) ? path.relative(ROOT, p) : p)
 
 /** Resolves true when a TCP connection to host:port succeeds within timeoutMs. */
 export function canConnect(host, port, timeoutMs = 1000) {
@@ -182,7 +184,7 @@ export function hydrateEmbeddedSymlinks(pkgDir, log) {
     }
   })
   if (!missing.length) return
-  log(`re-creating ${missing.length} library symlinks in ${path.relative(ROOT, pkgDir)} (scripts/hydrate-symlinks.js)`)
+  log(`re-creating ${missing.length} library symlinks in ${shown(pkgDir)} (its skipped postinstall, scripts/hydrate-symlinks.js)`)
   const script = path.join(pkgDir, 'scripts', 'hydrate-symlinks.js')
   if (fs.existsSync(script)) run(process.execPath, [script], { cwd: pkgDir })
   for (const { source, target } of missing) {
@@ -212,7 +214,7 @@ async function loadEmbeddedBinaries(log) {
     const mode = fs.statSync(b).mode
     if ((mode & 0o555) !== 0o555) fs.chmodSync(b, mode | 0o555)
   }
-  return { initdb: bins.initdb, postgres: bins.postgres }
+  return { initdb: bins.initdb, postgres: bins.postgres, nativeDir: path.dirname(path.dirname(bins.postgres)) }
 }
 
 function postgresUserIds(log) {
@@ -276,6 +278,16 @@ async function startEmbeddedPostgres(port, log) {
   }
   const dataDir = path.join(base, 'data')
   const asPg = ids ? { uid: ids.uid, gid: ids.gid } : {}
+  if (ids && spawnSync(bins.postgres, ['--version'], asPg).status !== 0) {
+    // node_modules is out of the postgres user's reach too: run a copy of the binaries from base.
+    const native = path.join(base, 'native')
+    if (!fs.existsSync(path.join(native, 'bin', 'postgres'))) {
+      log(`copying the PostgreSQL binaries to ${native} (user postgres cannot run them from node_modules)`)
+      fs.cpSync(bins.nativeDir, native, { recursive: true, verbatimSymlinks: true })
+    }
+    bins.initdb = path.join(native, 'bin', 'initdb')
+    bins.postgres = path.join(native, 'bin', 'postgres')
+  }
 
   const running = readPostmasterPid(dataDir)
   if (running && (await canConnect('127.0.0.1', running.port))) {
@@ -284,7 +296,7 @@ async function startEmbeddedPostgres(port, log) {
   }
 
   if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
-    log(`initialising embedded PostgreSQL in ${path.relative(ROOT, dataDir) || dataDir}`)
+    log(`initialising embedded PostgreSQL in ${shown(dataDir)}`)
     fs.rmSync(dataDir, { recursive: true, force: true })
     const pwfile = path.join(base, `.pwfile-${randomBytes(4).toString('hex')}`)
     fs.writeFileSync(pwfile, `${EMBEDDED_PASSWORD}\n`, { mode: 0o600 })
@@ -304,7 +316,7 @@ async function startEmbeddedPostgres(port, log) {
   const logFile = path.join(base, 'postgres.log')
   const fd = fs.openSync(logFile, 'a')
   if (ids) fs.fchownSync(fd, ids.uid, ids.gid)
-  log(`starting embedded PostgreSQL on 127.0.0.1:${port} (log: ${path.relative(ROOT, logFile) || logFile})`)
+  log(`starting embedded PostgreSQL on 127.0.0.1:${port} (log: ${shown(logFile)})`)
   // Detached (own process group): Ctrl-C in the terminal must not stop the database before the
   // apps have shut down; stop() does it afterwards. No unix socket: its default dir may not exist.
   const child = spawn(

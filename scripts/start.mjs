@@ -15,6 +15,15 @@ const APPS = [
 ]
 const COLORS = [36, 35, 33, 32, 34]
 
+/** Demo workspaces and keys written by scripts/seed.ts, when present. */
+function readDemo() {
+  try {
+    return JSON.parse(fs.readFileSync(path.resolve(ROOT, process.env.QUIRE_DEMO_FILE ?? '.data/demo.json'), 'utf8'))
+  } catch {
+    return null
+  }
+}
+
 async function main() {
   await step('dependencies checked', () => ensureInstalled())
   const services = await step('services ready', () => ensureServices({ allowInstall: process.env.QUIRE_ALLOW_INSTALL !== '0' }))
@@ -96,19 +105,24 @@ async function main() {
       while (!stopping && Date.now() < deadline && !(await canConnect('127.0.0.1', port, 300))) await new Promise((r) => setTimeout(r, 250))
       if (!stopping && Date.now() < deadline) {
         const base = `http://127.0.0.1:${port}`
-        console.log(
-          [
-            '',
-            `  Quire is running.`,
-            `  API:        ${base}  (OpenAPI: ${base}/v1/openapi.json?form=A, docs: ${base}/docs)`,
-            `  Dashboard:  ${base}/admin/queues  (Authorization: Bearer $QUIRE_ADMIN_TOKEN)`,
-            `  Database:   ${services.databaseUrl.replace(/:[^:@/]*@/, ':***@')}`,
-            `  Redis:      ${services.redisUrl}`,
-            `  Try:        curl -s ${base}/v1/jobs -H "Authorization: Bearer <demo key printed by the seed>"`,
-            `  Stop with Ctrl-C.`,
-            '',
-          ].join('\n'),
-        )
+        const token = process.env.QUIRE_ADMIN_TOKEN ?? (env.NODE_ENV === 'development' ? 'dev-admin-token' : '$QUIRE_ADMIN_TOKEN')
+        const demo = readDemo()
+        const lines = [
+          '',
+          `  Quire is running.`,
+          `  API:        ${base}   OpenAPI: ${base}/v1/openapi.json?form=A   docs: ${base}/docs`,
+          `  Dashboard:  ${base}/admin/queues   (Authorization: Bearer ${token})`,
+          `  Database:   ${services.databaseUrl.replace(/:[^:@/]*@/, ':***@')}`,
+          `  Redis:      ${services.redisUrl}`,
+        ]
+        if (demo?.A && demo?.B) {
+          lines.push(`  Demo keys:  Form A ${demo.A.api_key}`, `              Form B ${demo.B.api_key}`)
+          lines.push(`  Try:        curl -s ${base}/v1/jobs -H "Authorization: Bearer ${demo.A.api_key}"`)
+        } else {
+          lines.push(`  Try:        curl -s "${base}/v1/openapi.json?form=A"`)
+        }
+        lines.push(`  Stop with Ctrl-C.`, '')
+        console.log(lines.join('\n'))
       }
     }
   } catch (e) {

@@ -32,7 +32,15 @@ try {
   if (after.length !== 1) throw new Error(`expected one migration, found: ${after.join(', ')}`)
   await prismaGenerate()
   ok = true
-  console.log(`replaced [${before.join(', ')}] with ${after[0]} (${((Date.now() - t0) / 1000).toFixed(1)} s)`)
+  const sql = (d, name) => fs.readFileSync(path.join(d, name, 'migration.sql'), 'utf8')
+  if (before.length === 1 && sql(backup, before[0]) === sql(dir, after[0])) {
+    // Same SQL: keep the old directory name so databases that applied it stay in step.
+    fs.rmSync(dir, { recursive: true, force: true })
+    fs.renameSync(backup, dir)
+    console.log(`schema unchanged: kept ${before[0]} (${((Date.now() - t0) / 1000).toFixed(1)} s)`)
+  } else {
+    console.log(`replaced [${before.join(', ')}] with ${after[0]} (${((Date.now() - t0) / 1000).toFixed(1)} s)`)
+  }
 } catch (e) {
   console.error(`db:reset-migration failed: ${e.message}`)
   if (fs.existsSync(backup)) {

@@ -39,7 +39,7 @@ export async function newWorkspace(baseUrl: string, form: 'A' | 'B', opts: { cre
 export function fileForm(field: string, files: { name: string; bytes: Uint8Array; type?: string }[], fields: Record<string, string> = {}): FormData {
   const form = new FormData()
   for (const [k, v] of Object.entries(fields)) form.append(k, v)
-  for (const f of files) form.append(field, new Blob([f.bytes], { type: f.type ?? 'application/octet-stream' }), f.name)
+  for (const f of files) form.append(field, new Blob([f.bytes as Uint8Array<ArrayBuffer>], { type: f.type ?? 'application/octet-stream' }), f.name)
   return form
 }
 

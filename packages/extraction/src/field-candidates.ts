@@ -117,8 +117,16 @@ function skipDecoration(text: string, from: number, spec: FieldSpec): { pos: num
   return { pos, currency }
 }
 
+/** Where the next label on the line starts; a label word inside a value ("Fast Freight Ltd") does not count. */
 function nextHitStart(ctx: ReadContext, from: number, to: number): number {
-  for (const hit of ctx.hits) if (hit.start >= from && hit.start < to) return hit.start
+  const text = ctx.doc.text
+  for (const hit of ctx.hits) {
+    if (hit.start < from || hit.start >= to) continue
+    const after = text.slice(hit.end, hit.end + 30)
+    const before = text.slice(Math.max(from, hit.start - 3), hit.start)
+    const labelLike = /^[ \t]*(?:\([^()\n]{0,24}\)[ \t]*)?[:#=]/.test(after) || /^(?:[ \t]{2,}|[ \t]*$)/.test(after) || /(?:[ \t]{2,}|\|[ \t]*)$/.test(before) || hit.start === from
+    if (labelLike) return hit.start
+  }
   return to
 }
 

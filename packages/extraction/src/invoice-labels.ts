@@ -4,10 +4,7 @@ import type { LabelSpec } from './label-matching.ts'
 const l = (weight: number, texts: string[], extra: Omit<LabelSpec, 'text' | 'weight'> = {}): LabelSpec[] =>
   texts.map((text) => ({ text, weight, ...extra }))
 
-const cross = (a: string[], b: string[], c: string[] = ['']): string[] =>
-  a.flatMap((x) => b.flatMap((y) => c.map((z) => `${x} ${y} ${z}`.trim())))
-
-const TAX_WORDS = ['VAT', 'Tax', 'Taxes', 'GST', 'Sales Tax', 'MwSt', 'USt']
+const TAX_WORDS = '{VAT|Tax|Taxes|GST|Sales Tax|MwSt|USt|IVA|TVA}'
 /** After "Total"/"Amount": words that make it something other than the total due. */
 const NOT_TOTAL_AFTER =
   /^[ \t]*(?:\(?[ \t]*)?(?:excl|exclusive|excluding|ex\b|before|net\b|without|w\/o|pre-?tax|ht\b|vat\b|tax\b|taxes\b|gst\b|items?\b|qty\b|quantity|hours?\b|weight|pages?\b|units?\b|paid\b|discount|savings|received|credit|lines?\b|weight|volume|kg\b)/i
@@ -65,7 +62,7 @@ export const INVOICE_FIELD_SPECS: readonly FieldSpec[] = [
     preferLast: true,
     labels: [
       ...l(0.97, ['Total Amount Due', 'Total Due', 'Amount Due', 'Balance Due', 'Grand Total', 'Total Payable', 'Amount Payable', 'Total to Pay', 'Amount to Pay', 'Total Amount Payable', 'Net Payable', 'Total a pagar', 'Net à payer', 'Zu zahlen', 'Zahlbetrag']),
-      ...l(0.93, cross(['Total', 'Amount', 'Invoice Total'], ['incl.', 'including', 'inc.', 'inclusive of', 'with'], TAX_WORDS)),
+      ...l(0.93, [`{Total|Amount|Invoice Total} {incl.|including|inc.|inclusive of|with} ${TAX_WORDS}`]),
       ...l(0.92, ['Invoice Total', 'Invoice Amount', 'Total Amount', 'Gross Total', 'Total Gross', 'Gross Amount', 'Total TTC', 'Montant TTC', 'Gesamtbetrag', 'Rechnungsbetrag', 'Endbetrag', 'Bruttobetrag', 'Please Pay', 'Total Invoice Amount', 'Order Total'], {
         notFollowedBy: NOT_TOTAL_AFTER,
       }),
@@ -78,7 +75,7 @@ export const INVOICE_FIELD_SPECS: readonly FieldSpec[] = [
     type: 'amount',
     labels: [
       ...l(0.95, ['Subtotal', 'Sub Total', 'Untaxed Amount', 'Total HT', 'Montant HT', 'Total hors taxes', 'Nettobetrag', 'Zwischensumme', 'Summe netto', 'Base imponible', 'Taxable Amount', 'Taxable Value']),
-      ...l(0.95, cross(['Total', 'Amount', 'Subtotal', 'Sum', 'Value'], ['excl.', 'excluding', 'ex.', 'exclusive of', 'before', 'without', 'w/o', 'net of', 'pre'], TAX_WORDS)),
+      ...l(0.95, [`{Total|Amount|Subtotal|Sum|Value} {excl.|excluding|ex.|exclusive of|before|without|w/o|net of|pre} ${TAX_WORDS}`]),
       ...l(0.92, ['Net Amount', 'Net Total', 'Total Net', 'Total Net Amount', 'Net Value', 'Amount Net', 'Net Sum', 'Pre-tax Total', 'Total before tax', 'Total Excl', 'Total Exclusive', 'Netto']),
       ...l(0.75, ['Net'], { notFollowedBy: /^[ \t]*(?:\d{1,3}[ \t]*(?:days?|d\b|tage)|weight|wt\b|payable|due|terms|price)/i }),
     ],

@@ -5,7 +5,7 @@ export type FieldType = z.infer<typeof FieldType>
 
 function compiles(pattern: string): boolean {
   try {
-    new RegExp(pattern, 'imu')
+    new RegExp(pattern, 'im')
     return true
   } catch {
     return false

@@ -17,4 +17,4 @@ export type AppDeps = {
 export type AppState = { principal: Principal }
 export type Ctx = ParameterizedContext<AppState> & { params: Record<string, string> }
 
-export const baseUrl = (ctx: Ctx, deps: AppDeps): string => deps.config.publicUrl ?? ctx.origin
+export const baseUrl = (ctx: Ctx, deps: AppDeps): string => deps.config.publicUrl ?? `${ctx.protocol}://${ctx.host}`

@@ -36,9 +36,9 @@ export function parseMetadata(raw: string | undefined): Record<string, string> |
 /** Form A: all `file` parts form one job (a batch) answered by one 202 object. */
 export async function submitFormA(ctx: Ctx, deps: AppDeps) {
   const principal = ctx.state.principal
-  const files = filesOf(ctx.request as never, 'file')
+  const files = filesOf(ctx as never, 'file')
   try {
-    const raw = fieldsOf(ctx.request as never)
+    const raw = fieldsOf(ctx as never)
     const fields = parseInput(FormASubmitFields, {
       pipeline_id: first(raw.pipeline_id),
       version: first(raw.version),

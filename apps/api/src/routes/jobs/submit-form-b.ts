@@ -40,9 +40,9 @@ const SYNC_DEGRADED = 'sync_budget_exceeded'
 export async function submitFormB(ctx: Ctx, deps: AppDeps) {
   const started = Date.now()
   const principal = ctx.state.principal
-  const files = filesOf(ctx.request as never, 'files')
+  const files = filesOf(ctx as never, 'files')
   try {
-    const body = fieldsOf(ctx.request as never)
+    const body = fieldsOf(ctx as never)
     const query = ctx.query as Record<string, string | string[]>
     const pick = (k: string) => first(body[k]) ?? first(query[k])
     const fields = parseInput(FormBSubmitFields, {

@@ -1,0 +1,29 @@
+// @quire/extraction: pure document functions (no database, queue or HTTP).
+
+export { FILE_TYPES, FILE_TYPE_MIME, IMAGE_FILE_TYPES, isFileType, isImageFileType, type FileType } from './file-types.ts'
+export { ExtractionError, isExtractionError, type ExtractionErrorCode } from './errors.ts'
+export { sniffFileType, type SniffedFileType } from './sniff-file-type.ts'
+export { countPages } from './count-pages.ts'
+export { DOCX_CHARS_PER_PAGE } from './docx.ts'
+export { parseDocument, type ParsedDocument, type ParseOptions } from './parse-document.ts'
+export { findPdftoppm, resolveRasteriser, type Rasteriser, type RasteriserChoice } from './rasterise-pdf-page.ts'
+export { createOcrEngine, defaultLangPath, type OcrEngine, type OcrEngineOptions, type OcrImage, type OcrResult } from './ocr.ts'
+export { classify, type Classification } from './classify.ts'
+export { splitPages, type SplitGroup } from './split.ts'
+export { extractFields } from './extract-fields.ts'
+export { extractInvoice, INVOICE_FIELDS, type InvoiceField, type InvoiceFields } from './extract-invoice.ts'
+export { extractGeneric, toSnakeCase } from './extract-generic.ts'
+export { BUILTIN_SCHEMAS, BUILTIN_SCHEMA_IDS, isBuiltinSchemaId, resolveSchema, type BuiltinSchemaId } from './builtin-schemas.ts'
+export {
+  DocumentType,
+  FieldDefinition,
+  FieldType,
+  NOT_FOUND,
+  SchemaDefinition,
+  SplitMode,
+  type ExtractedFields,
+  type FieldValue,
+} from './schema.ts'
+export { normaliseDate, findDates, inferDateOrder, type DateOrder, type FoundDate } from './normalise-date.ts'
+export { normaliseAmount, findAmounts, parseNumber, type FoundAmount } from './normalise-amount.ts'
+export { normaliseCurrency, inferCurrency, ISO_4217_CODES } from './normalise-currency.ts'
