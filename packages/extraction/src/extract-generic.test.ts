@@ -35,10 +35,11 @@ See https://example.com/track for updates`
     expect(fields.notes!.confidence).toBeLessThan(fields.customer_name!.confidence)
   })
 
-  it('splits several pairs on one line and numbers repeated keys', () => {
-    const fields = extractGeneric('Invoice No: 7 Due Date: 1 March 2024\nNote: first\nNote: second')
+  it('splits several pairs on one line, keeps identifiers as text and numbers repeated keys', () => {
+    const fields = extractGeneric('Invoice No: 7 Due Date: 1 March 2024 Items: 3\nNote: first\nNote: second')
     expect(fields).toMatchObject({
-      invoice_no: { value: 7 },
+      invoice_no: { value: '7' },
+      items: { value: 3 },
       due_date: { value: '2024-03-01' },
       note: { value: 'first' },
       note_2: { value: 'second' },

@@ -11,6 +11,9 @@ export const INVOICE_FIELDS = ['invoice_number', 'date', 'due_date', 'issuer', '
 export type InvoiceField = (typeof INVOICE_FIELDS)[number]
 export type InvoiceFields = Record<InvoiceField, FieldValue>
 
+/** Currencies written with a bare "$". */
+const DOLLARS = new Set(['USD', 'AUD', 'CAD', 'NZD', 'SGD', 'HKD', 'MXN'])
+
 const round2 = (n: number): number => Math.round(n * 100) / 100
 const conf = (n: number): number => Math.round(Math.max(0, Math.min(1, n)) * 100) / 100
 const same = (a: number, b: number): boolean => Math.abs(a - b) <= 0.011
@@ -59,8 +62,9 @@ export function extractInvoice(text: string, options: { extraLabels?: Partial<Re
     if (first) date = { value: first.value, confidence: 0.4 * first.quality, index: first.index, currency: null, hit: null }
   }
   if (!dueDate && date) {
-    const terms = /(?:\bnet\s*(\d{1,3})\b|\b(?:within|in)\s+(\d{1,3})\s*days?\b|\b(\d{1,3})\s*days?\s*(?:net|from|after|of)\b)/i.exec(doc.text)
-    const days = Number(terms?.[1] ?? terms?.[2] ?? terms?.[3])
+    const terms =
+      /(?:\bnet\s*(\d{1,3})\b|\b(?:within|in)\s+(\d{1,3})\s*days?\b|\b(\d{1,3})\s*days?\s*(?:net|from|after|of)\b|\bterms?\s*[:\-]?\s*(\d{1,3})\s*days?\b)/i.exec(doc.text)
+    const days = Number(terms?.[1] ?? terms?.[2] ?? terms?.[3] ?? terms?.[4])
     if (Number.isFinite(days) && days > 0 && days <= 365) {
       const due = new Date(`${date.value as string}T00:00:00Z`)
       due.setUTCDate(due.getUTCDate() + days)
@@ -122,7 +126,9 @@ export function extractInvoice(text: string, options: { extraLabels?: Partial<Re
   let currency = bestCandidate(list('currency'))
   if (!currency) {
     const near = [amount, untaxed, tax, ...totals].find((c) => c?.currency)
-    if (near?.currency) currency = { value: near.currency, confidence: 0.9, index: near.index, currency: near.currency, hit: null }
+    const otherDollar = near?.currency === 'USD' && docCurrency && DOLLARS.has(docCurrency.code) && docCurrency.code !== 'USD'
+    if (near?.currency && otherDollar) currency = { value: docCurrency.code, confidence: 0.8, index: near.index, currency: docCurrency.code, hit: null }
+    else if (near?.currency) currency = { value: near.currency, confidence: 0.9, index: near.index, currency: near.currency, hit: null }
     else if (docCurrency) currency = { value: docCurrency.code, confidence: docCurrency.confidence, index: 0, currency: docCurrency.code, hit: null }
   }
 

@@ -3,7 +3,7 @@ import { findAmounts } from './normalise-amount.ts'
 import { findCurrencyMentions, normaliseCurrency } from './normalise-currency.ts'
 import { findDates, type DateOrder } from './normalise-date.ts'
 import type { FieldType } from './schema.ts'
-import { cellAt, lineIndexAt, type Line, type TextDoc } from './text-lines.ts'
+import { cellAt, lineIndexAt, trimTrailingPunctuation, type Line, type TextDoc } from './text-lines.ts'
 
 /** How a field is read: its type, its labels and a few reading rules. */
 export type FieldSpec = {
@@ -31,6 +31,8 @@ export type Candidate = {
 export type ReadContext = {
   doc: TextDoc
   hits: LabelHit[]
+  /** The type of each field key, to match a header row of labels with a row of values. */
+  types?: ReadonlyMap<string, FieldType>
   dateOrder?: DateOrder
   dateOrderGuessed?: boolean
 }
@@ -39,8 +41,8 @@ type Parsed = { value: string | number; quality: number; currency: string | null
 
 const DECORATION =
   /^[ \t]*(?:\(([^()\n]{0,24})\)|\[([^[\]\n]{0,24})\])?[ \t]*(?:in[ \t]+([A-Z]{3}|[€$£¥])[ \t]*)?[:#=.\-–—]*[ \t]*/u
-const ID_DECORATION = /^(?:(?:no|nr|number|num)\.?(?![\p{L}\p{N}])|#|n[°º])?[ \t]*[:#.\-–—]*[ \t]*/iu
-const FILLER_TOKENS = new Set(['no', 'no.', 'nr', 'nr.', 'number', '#', 'num', 'n°', 'nº', ':', '-', 'is', 'de'])
+const ID_DECORATION = /^(?:(?:no|nr|number|num|n0)\.?(?![\p{L}\p{N}])|#|n[°º])?[ \t]*[:#.\-–—]*[ \t]*/iu
+const FILLER_TOKENS = new Set(['no', 'no.', 'nr', 'nr.', 'number', '#', 'num', 'n°', 'nº', 'n0', ':', '-', 'is', 'de'])
 const CELL_GAP = /\s{2,}|\s*\|\s*/
 
 /** Reads a typed value from the start of `window`. */
@@ -94,11 +96,11 @@ function parseIdentifier(window: string): Parsed | null {
 
 function parsePlainString(window: string, spec: FieldSpec): Parsed | null {
   const lead = window.length - window.trimStart().length
-  const value = window
+  const trimmed = window
     .trim()
     .replace(/^[:#\-–—.\s]+/, '')
-    .replace(/[\s,;:.\-–—]+$/, '')
     .slice(0, 200)
+  const value = trimTrailingPunctuation(trimmed)
   if (!/[\p{L}\p{N}]/u.test(value)) return null
   if (spec.accept && !spec.accept(value)) return null
   return { value, quality: 0.9, currency: null, offset: lead }
@@ -193,15 +195,11 @@ export function readHit(ctx: ReadContext, hit: LabelHit, spec: FieldSpec): Candi
 
   const belowText = doc.text.slice(below.start, below.end)
   if (sameLineHits.length > 1) {
-    // A header row of several labels over a row of values: match them up by order.
-    const ordinal = sameLineHits.findIndex((h) => h === hit)
-    const pieces = splitValues(belowText, spec, ctx)
-    if (ordinal >= 0 && pieces.length === sameLineHits.length) {
-      const piece = pieces[ordinal] as { text: string; offset: number }
-      const parsed = parseValue(piece.text, spec, ctx)
-      if (parsed) return make(parsed, 0.85, below.start + piece.offset)
-    }
-    return null
+    // A header row of several labels over a row of values: match them up.
+    const piece = pickFromRow(ctx, belowText, sameLineHits, hit, spec)
+    if (!piece) return null
+    const parsed = parseValue(piece.text, spec, ctx)
+    return parsed ? make(parsed, piece.factor, below.start + piece.offset) : null
   }
   const window = spec.type === 'string' ? (below.cells[0]?.text ?? '') : belowText
   const windowStart = spec.type === 'string' ? (below.cells[0]?.start ?? below.start) : below.start
@@ -209,20 +207,44 @@ export function readHit(ctx: ReadContext, hit: LabelHit, spec: FieldSpec): Candi
   return parsed ? make(parsed, 0.85, windowStart) : null
 }
 
-/** Splits a row of values into pieces: by column gaps, else by typed values, else by spaces. */
-function splitValues(text: string, spec: FieldSpec, ctx: Pick<ReadContext, 'dateOrder'>): Array<{ text: string; offset: number }> {
+type Piece = { text: string; offset: number; factor: number }
+
+/**
+ * The value under `hit` in a row of values below a row of labels: by column gaps when the counts
+ * match; else by the order of values of the field's type among labels of that type ("Invoice
+ * Date  Due Date" over two dates); else, for text, what is left once dates and amounts are removed.
+ */
+function pickFromRow(ctx: ReadContext, row: string, rowHits: readonly LabelHit[], hit: LabelHit, spec: FieldSpec): Piece | null {
+  const ordinal = rowHits.indexOf(hit)
   const byGap: Array<{ text: string; offset: number }> = []
   let offset = 0
-  for (const part of text.split(/(\s{2,}|\s*\|\s*)/)) {
+  for (const part of row.split(/(\s{2,}|\s*\|\s*)/)) {
     if (part.trim() && !/^\s*\|?\s*$/.test(part)) byGap.push({ text: part, offset })
     offset += part.length
   }
-  if (byGap.length > 1) return byGap
-  if (spec.type === 'date') return findDates(text, { order: ctx.dateOrder }).map((d) => ({ text: text.slice(d.index, d.index + d.length), offset: d.index }))
-  if (spec.type === 'amount' || spec.type === 'number') return findAmounts(text).map((a) => ({ text: text.slice(a.index, a.index + a.length), offset: a.index }))
-  const tokens: Array<{ text: string; offset: number }> = []
-  for (const m of text.matchAll(/\S+/g)) tokens.push({ text: m[0], offset: m.index })
-  return tokens
+  if (byGap.length === rowHits.length && byGap[ordinal]) return { ...byGap[ordinal]!, factor: 0.85 }
+
+  const typeOf = (h: LabelHit): FieldType | undefined => (h === hit ? spec.type : ctx.types?.get(h.key))
+  const sameType = rowHits.filter((h) => typeOf(h) === spec.type)
+  const typedOrdinal = sameType.indexOf(hit)
+  const spans = (values: Array<{ index: number; length: number }>): Array<{ text: string; offset: number }> =>
+    values.map((v) => ({ text: row.slice(v.index, v.index + v.length), offset: v.index }))
+  const dates = spans(findDates(row, { order: ctx.dateOrder, guessed: ctx.dateOrderGuessed }))
+  const amounts = spans(findAmounts(row).filter((a) => a.quality === 1 || spec.type === 'number'))
+  if (spec.type === 'date' || spec.type === 'amount' || spec.type === 'number') {
+    const values = spec.type === 'date' ? dates : amounts
+    if (values.length === sameType.length && values[typedOrdinal]) return { ...values[typedOrdinal]!, factor: 0.8 }
+    return null
+  }
+  if (spec.type === 'string') {
+    let rest = row
+    for (const span of [...dates, ...amounts]) rest = rest.slice(0, span.offset) + ' '.repeat(span.text.length) + rest.slice(span.offset + span.text.length)
+    const tokens: Array<{ text: string; offset: number }> = []
+    for (const m of rest.matchAll(/\S+/g)) tokens.push({ text: m[0], offset: m.index })
+    if (tokens.length === sameType.length && tokens[typedOrdinal]) return { ...tokens[typedOrdinal]!, factor: 0.8 }
+    if (sameType.length === 1 && tokens.length > 0) return { text: rest.slice(tokens[0]!.offset), offset: tokens[0]!.offset, factor: 0.75 }
+  }
+  return null
 }
 
 /** Label hits for every field (plus stop labels), then one candidate per hit, grouped by field. */
@@ -234,7 +256,7 @@ export function collectCandidates(
   const groups: LabelGroup[] = specs.map((s) => ({ key: s.name, labels: s.labels }))
   if (stopLabels.length) groups.push({ key: '#stop', labels: [...stopLabels] })
   const hits = findLabelHits(ctx.doc.text, groups)
-  const full: ReadContext = { ...ctx, hits }
+  const full: ReadContext = { ...ctx, hits, types: new Map(specs.map((spec) => [spec.name, spec.type])) }
   const candidates = new Map<string, Candidate[]>()
   for (const spec of specs) {
     const list: Candidate[] = []

@@ -3,7 +3,7 @@ import { CUSTOMER_BLOCK_LABELS } from './invoice-labels.ts'
 import type { LabelHit } from './label-matching.ts'
 import { findAmounts } from './normalise-amount.ts'
 import { findDates } from './normalise-date.ts'
-import type { Cell, TextDoc } from './text-lines.ts'
+import { trimTrailingPunctuation, type Cell, type TextDoc } from './text-lines.ts'
 
 const COMPANY_SUFFIX_ANY_CASE =
   /(?<![\p{L}])(?:ltd|limited|llc|l\.l\.c\.|inc|incorporated|corp|corporation|co\.|company|gmbh|e\.\s?k|e\.\s?v|sarl|sas|s\.a\.|s\.l\.|srl|s\.r\.l\.|spa|s\.p\.a\.|b\.v\.|n\.v\.|pty|plc|llp|a\/s|aps|kft|sp\. z o\.o\.|oü|group|holdings|partners|associates|studio|services|solutions|consulting|technologies)(?![\p{L}])\.?/iu
@@ -25,12 +25,10 @@ export function looksLikeAddress(text: string): boolean {
 
 /** Trims what usually follows a company name on the same line (address, separators). */
 export function cleanIssuer(value: string): string {
-  return value
+  const cut = value
     .replace(/^(?:from|issuer|seller|supplier|vendor)\s*[:\-]\s*/i, '')
     .split(/\s+[·|•–—]\s+|,\s*(?=\d)|\s+-\s+(?=\d)/)[0]!
-    .replace(/[\s,;:\-–—]+$/, '')
-    .replace(/\.+$/, (dot, at: number, whole: string) => (/(?:^|\s)(?:\p{L}{1,5}\.)*\p{L}{1,5}$/u.test(whole.slice(0, at)) ? '.' : ''))
-    .trim()
+  return trimTrailingPunctuation(cut.trim())
 }
 
 function isCandidateText(text: string): boolean {

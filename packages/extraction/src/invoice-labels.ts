@@ -12,7 +12,9 @@ const NOT_TOTAL_AFTER =
 const NOT_TOTAL_BEFORE = /(?:sub|net)[ \t-]*$/i
 /** After a tax word: an identifier or a rate, not an amount. */
 const NOT_TAX_AFTER =
-  /^[ \t]*[.:]?[ \t]*(?:no\b|nr\b|n[°º]|number|#|id\b|ident|reg|registration|code|rate|exempt|invoice|point|period|incl|included|inclusive|excl|summary|breakdown|details|analysis|%)/i
+  /^[ \t]*[.:]?[ \t]*(?:no\b|nr\b|n[°º]|number|#|id\b|ident|reg|registration|code|rate|exempt|invoice|point|period|summary|breakdown|details|analysis|%)/i
+/** Before a tax word: "incl."/"excl."/"before" or an opening parenthesis make it part of another label. */
+const NOT_TAX_BEFORE = /(?:(?:^|[^A-Za-z])(?:incl?|including|inclusive of|excl?|excluding|exclusive of|ex|before|without|w\/o|net of|after)\.?|\()[ \t]*$/i
 
 /** Labels of the built-in invoice fields, strongest first. Weights are how sure the label is. */
 export const INVOICE_FIELD_SPECS: readonly FieldSpec[] = [
@@ -85,8 +87,11 @@ export const INVOICE_FIELD_SPECS: readonly FieldSpec[] = [
     type: 'amount',
     labels: [
       ...l(0.95, ['VAT Amount', 'Tax Amount', 'Total VAT', 'Total Tax', 'Total Taxes', 'VAT Total', 'Tax Total', 'GST Amount', 'Total GST', 'Sales Tax Amount', 'Montant TVA', 'Total TVA', 'MwSt Betrag', 'USt Betrag', 'Steuerbetrag', 'Importe IVA', 'Total IVA']),
-      ...l(0.9, ['Sales Tax', 'Mehrwertsteuer', 'Umsatzsteuer', 'Value Added Tax', 'Goods and Services Tax'], { notFollowedBy: NOT_TAX_AFTER }),
-      ...l(0.88, ['VAT', 'GST', 'HST', 'PST', 'QST', 'MwSt', 'USt', 'TVA', 'IVA', 'BTW', 'Tax', 'Taxes'], { notFollowedBy: NOT_TAX_AFTER }),
+      ...l(0.9, ['Sales Tax', 'Mehrwertsteuer', 'Umsatzsteuer', 'Value Added Tax', 'Goods and Services Tax', 'Includes GST', 'Includes VAT', 'Consumption Tax'], {
+        notFollowedBy: NOT_TAX_AFTER,
+        notPrecededBy: NOT_TAX_BEFORE,
+      }),
+      ...l(0.88, ['VAT', 'GST', 'HST', 'PST', 'QST', 'MwSt', 'USt', 'TVA', 'IVA', 'BTW', 'Tax', 'Taxes'], { notFollowedBy: NOT_TAX_AFTER, notPrecededBy: NOT_TAX_BEFORE }),
     ],
   },
   {

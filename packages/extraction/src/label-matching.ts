@@ -20,9 +20,9 @@ export const WORD_CHARS = 'A-Za-z0-9\\u00C0-\\u024F\\u0370-\\u03FF\\u0400-\\u04F
 const NOT_WORD_BEFORE = `(?<![${WORD_CHARS}])`
 const NOT_WORD_AFTER = `(?![${WORD_CHARS}])`
 
-/** "No", "Nr.", "Number", "#", "N°" are interchangeable in labels ("Invoice No" = "Invoice #"). */
+/** "No", "Nr.", "Number", "#", "N°" (and OCR's "N0") are interchangeable in labels ("Invoice No" = "Invoice #"). */
 const NUMBER_WORDS = new Set(['no', 'nr', 'num', 'number', 'numbers', '#', 'n°', 'nº', 'no.', 'nr.', 'nos'])
-const NUMBER_TOKEN = `(?:(?:numbers?|num|nos?|nr)\\.?${NOT_WORD_AFTER}|n[°º]|#)`
+const NUMBER_TOKEN = `(?:(?:numbers?|num|nos?|nr|n0)\\.?${NOT_WORD_AFTER}|n[°º]|#)`
 const WORD = new RegExp(`[${WORD_CHARS}]`)
 
 function escape(s: string): string {

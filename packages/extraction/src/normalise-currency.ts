@@ -139,6 +139,16 @@ export function findCurrencyMentions(text: string): CurrencyMention[] {
   return mentions.sort((a, b) => a.index - b.index)
 }
 
+/** Hints that a bare "$" is not the US dollar. */
+const DOLLAR_REGIONS: ReadonlyArray<[RegExp, string]> = [
+  [/\bABN\b|\bPty\.?\s+Ltd\b|\bAustralia\b|\b(?:NSW|QLD|VIC)\s+\d{4}\b/, 'AUD'],
+  [/\bNew Zealand\b|\bNZBN\b|\bIRD\b/, 'NZD'],
+  [/\bGST\/HST\b|\bHST\b|\bQST\b|\bCanada\b|\b(?:ON|QC|BC|AB)\s+[A-Z]\d[A-Z]\s?\d[A-Z]\d\b/, 'CAD'],
+  [/\bSingapore\b|\bUEN\b/, 'SGD'],
+  [/\bHong Kong\b/, 'HKD'],
+  [/\bM[ée]xico\b|\bRFC\b/, 'MXN'],
+]
+
 /**
  * The document's currency from every mention anywhere in the text, or null.
  * Confidence grows with how many and how telling the mentions are, and drops when they disagree.
@@ -157,6 +167,11 @@ export function inferCurrency(text: string): { code: string; confidence: number 
     }
   }
   if (!best) return null
+  if (best === 'USD' && !/\bUSD\b|US\$|U\.S\.|\bUS dollars?\b/i.test(text)) {
+    // A bare "$": other dollar countries leave traces (ABN, Pty Ltd, GST/HST, ...).
+    const region = DOLLAR_REGIONS.find(([pattern]) => pattern.test(text))
+    if (region) best = region[1]
+  }
   const strength = Math.min(1, bestWeight / 6)
   const agreement = bestWeight / all
   const confidence = (0.5 + 0.35 * strength) * (0.6 + 0.4 * agreement)

@@ -7,8 +7,8 @@ const item = (str: string, x: number, y: number, size = 10) => ({ str, transform
 describe('layoutPageText', () => {
   it('orders runs top to bottom, left to right, spaces near runs and separates columns', () => {
     const text = layoutPageText([
-      item('120.00', 400, 700),
-      item('Total', 50, 700),
+      item('120.00', 400, 716),
+      item('Total', 50, 716),
       item('Invoice', 50, 730),
       item('No: 7', 88, 730),
       item('Footer', 50, 100),

@@ -31,7 +31,7 @@ export function splitPages(pages: readonly string[], mode: SplitMode, documentTy
   const groups: Array<{ pages: number[]; classification: Classification | null }> = []
   perPage.forEach((c, i) => {
     const current = groups[groups.length - 1]
-    const startsNew = FIRST_PAGE_MARK.test((pages[i] ?? '').slice(0, 2000)) && (current?.pages.length ?? 0) > 0
+    const startsNew = Boolean(current?.classification) && FIRST_PAGE_MARK.test((pages[i] ?? '').slice(0, 2000))
     if (!current) {
       groups.push({ pages: [i + 1], classification: c.type ? c : null })
     } else if (!c.type && !startsNew) {

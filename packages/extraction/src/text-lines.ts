@@ -73,3 +73,14 @@ export function cellAt(line: Line, pos: number): Cell | undefined {
   for (const cell of line.cells) if (cell.start <= pos) found = cell
   return found
 }
+
+/**
+ * Trims trailing separators; a final dot stays when it ends an abbreviation ("Inc.", "S.r.l.",
+ * "Co.") and goes when it ends a longer word (a sentence).
+ */
+export function trimTrailingPunctuation(value: string): string {
+  return value
+    .replace(/[\s,;:\-–—]+$/, '')
+    .replace(/\.+$/, (_dot, at: number, whole: string) => (/(?:^|\s)(?:\p{L}{1,5}\.)*\p{L}{1,5}$/u.test(whole.slice(0, at)) ? '.' : ''))
+    .replace(/[\s,;:\-–—]+$/, '')
+}

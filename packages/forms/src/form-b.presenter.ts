@@ -42,6 +42,7 @@ export function presentFormBJob(job: JobView, include: FormBInclude, now = new D
               completed_at: s.completedAt?.toISOString() ?? null,
               ms: s.ms,
               credits: s.credits,
+              attempts: s.attempts,
             })),
         }
       : {}),

@@ -43,6 +43,7 @@ export type JobView = {
     completedAt: Date | null
     ms: number | null
     credits: number
+    attempts: number
     error: string | null
   }[]
 }
@@ -104,6 +105,7 @@ export function toJobView(row: JobRow): JobView {
       completedAt: r.completedAt,
       ms: r.ms,
       credits: r.credits,
+      attempts: r.attempts,
       error: r.error,
     })),
   }
