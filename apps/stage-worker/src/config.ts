@@ -11,6 +11,10 @@ const Env = z.object({
   QUIRE_STAGE_ATTEMPTS: z.coerce.number().int().min(1).default(3),
   /** How long a worker's lock on a job lasts; a killed worker's job is picked up again after it lapses. */
   QUIRE_STAGE_LOCK_MS: z.coerce.number().int().min(1000).default(30_000),
+  QUIRE_JOB_RETENTION_MS: z.coerce.number().int().min(1).default(86_400_000),
+  /** A synchronous job still running after this long ends as timed_out. */
+  QUIRE_SYNC_JOB_TIMEOUT_MS: z.coerce.number().int().min(1).default(600_000),
+  QUIRE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
   QUIRE_OCR_WORKERS: z.coerce.number().int().min(1).default(1),
   QUIRE_LOG_LEVEL: z.string().default('info'),
 })
@@ -30,6 +34,9 @@ function load() {
     attempts: env.QUIRE_STAGE_ATTEMPTS,
     lockMs: env.QUIRE_STAGE_LOCK_MS,
     ocrWorkers: env.QUIRE_OCR_WORKERS,
+    retentionMs: env.QUIRE_JOB_RETENTION_MS,
+    syncJobTimeoutMs: env.QUIRE_SYNC_JOB_TIMEOUT_MS,
+    sweepIntervalMs: env.QUIRE_SWEEP_INTERVAL_MS,
     logLevel: env.QUIRE_LOG_LEVEL,
   }
 }

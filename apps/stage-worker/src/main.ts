@@ -6,6 +6,7 @@ import { Worker } from 'bullmq'
 import pino from 'pino'
 import { config } from './config.ts'
 import { createStageProcessor } from './processors/stage.processor.ts'
+import { startJobSweepers } from './sweepers/job-sweepers.ts'
 
 const log = pino({ name: 'quire-stage-worker', level: config.logLevel })
 const db = createPrisma(config.databaseUrl)
@@ -13,7 +14,17 @@ const producer = createRedis(config.redisUrl, 'producer')
 const queues = createQueueSet({ connection: producer, prefix: config.queuePrefix })
 const relay = startOutboxRelay({ db, queues, onError: (err) => log.warn({ err }, 'outbox relay pass failed; will retry') })
 const ocr = createOcrEngine({ workers: config.ocrWorkers })
-const deps = { db, blobs: createFsBlobStore({ dir: config.blobDir }), ocr, onCommit: relay.kick, log }
+const blobs = createFsBlobStore({ dir: config.blobDir })
+const deps = { db, blobs, ocr, onCommit: relay.kick, log }
+const sweepers = startJobSweepers({
+  db,
+  blobs,
+  log,
+  intervalMs: config.sweepIntervalMs,
+  retentionMs: config.retentionMs,
+  syncJobTimeoutMs: config.syncJobTimeoutMs,
+  onCommit: relay.kick,
+})
 
 const workers = config.stages.map((stage) => {
   const worker = new Worker(stageQueueName(stage), createStageProcessor(deps, stage), {
@@ -32,6 +43,7 @@ log.info({ stages: config.stages, concurrency: config.concurrency }, 'stage work
 
 async function shutdown(signal: string) {
   log.info({ signal }, 'shutting down')
+  sweepers.stop()
   await Promise.all(workers.map((w) => w.close()))
   await relay.stop()
   await queues.close()

@@ -40,3 +40,4 @@ export {
 export type { WebhookView, WebhookAuth, UrlPolicy } from './webhooks/webhooks.ts'
 export { awaitJobs, degradeSyncJobs } from './jobs/await-jobs.ts'
 export { getDocument } from './documents/get-document.ts'
+export { expireJobs, timeOutSyncJobs } from './jobs/expire-jobs.ts'

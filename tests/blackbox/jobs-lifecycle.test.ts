@@ -1,0 +1,95 @@
+// Time-driven job rules, black box, on stacks with shortened clocks (every limit is configuration).
+import { readdir } from 'node:fs/promises'
+import path from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { invoicePdf, scannedPdf } from '../fixtures/make-fixtures.ts'
+import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
+import { startStack, type Stack } from './stack.ts'
+
+const stacks: Stack[] = []
+afterAll(async () => Promise.all(stacks.map((s) => s.stop())))
+const stackWith = async (env: Record<string, string>) => {
+  const s = await startStack({ env })
+  stacks.push(s)
+  return s
+}
+const slowPdf = () => scannedPdf([1, 2, 3].map((n) => [`Scanned page ${n}`, 'Invoice Number: SLOW-1', 'Total: 10.00 EUR']))
+
+async function filesUnder(dir: string): Promise<string[]> {
+  try {
+    const entries = await readdir(dir, { recursive: true, withFileTypes: true })
+    return entries.filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name))
+  } catch {
+    return []
+  }
+}
+
+describe('sync window exceeded (spec: Form B sync, case 3)', () => {
+  it('202 with degradation_reason sync_budget_exceeded on every unfinished job, which keep running', async () => {
+    const s = await stackWith({ QUIRE_SYNC_WINDOW_MS: '1500' })
+    const { key } = await newWorkspace(s.baseUrl, 'B', { credits: 50 })
+    const r = await call(s.baseUrl, 'POST', '/v1/jobs?mode=sync', {
+      key,
+      form: fileForm('files', [
+        { name: 'slow-1.pdf', bytes: await slowPdf() },
+        { name: 'slow-2.pdf', bytes: await slowPdf() },
+      ]),
+    })
+    expect(r.status).toBe(202)
+    expect(r.body).toHaveLength(2)
+    for (const entry of r.body) {
+      expect(entry.degradation_reason).toBe('sync_budget_exceeded')
+      expect(['processing', 'queued']).toContain(entry.status)
+      if (entry.status === 'processing') expect(entry.execution_mode).toBe('sync')
+      expect(entry.status_url).toContain(entry.job_id)
+    }
+    for (const entry of r.body) {
+      const done = await pollUntil(() => call(s.baseUrl, 'GET', `/v1/jobs/${entry.job_id}`, { key }), (x) => x.body.status === 'completed', 120_000)
+      expect(done.body.degradation_reason).toBe('sync_budget_exceeded')
+    }
+  }, 240_000)
+})
+
+describe('timed_out (DESIGN/issue: a sync job past its own hard limit)', () => {
+  it('ends as timed_out with its whole hold released, as for a failure', async () => {
+    const s = await stackWith({ QUIRE_SYNC_WINDOW_MS: '300', QUIRE_SYNC_JOB_TIMEOUT_MS: '1500', QUIRE_SWEEP_INTERVAL_MS: '250' })
+    const { key } = await newWorkspace(s.baseUrl, 'B', { credits: 20 })
+    const r = await call(s.baseUrl, 'POST', '/v1/jobs?mode=sync', { key, form: fileForm('files', [{ name: 'slow.pdf', bytes: await slowPdf() }]) })
+    expect(r.status).toBe(202)
+    const id = r.body[0].job_id
+    const done = await pollUntil(() => call(s.baseUrl, 'GET', `/v1/jobs/${id}`, { key }), (x) => x.body.status === 'timed_out', 60_000)
+    expect(done.body.error).toMatchObject({ code: 'sync_timeout', stage: expect.any(String) })
+    const credits = await call(s.baseUrl, 'GET', '/v1/credits', { key })
+    expect(credits.body).toMatchObject({ available: 20, reserved: 0, spent: 0 })
+  }, 120_000)
+})
+
+describe('retention (spec: 24 h, then job_expired)', () => {
+  it('deletes result, documents and stored files; reads answer 410 job_expired in the nested envelope', async () => {
+    const s = await stackWith({ QUIRE_JOB_RETENTION_MS: '5000', QUIRE_SWEEP_INTERVAL_MS: '250' })
+    for (const form of ['A', 'B'] as const) {
+      const { key } = await newWorkspace(s.baseUrl, form)
+      let jobId: string
+      if (form === 'A') {
+        const p = await call(s.baseUrl, 'POST', '/v1/pipelines', { key, json: { name: 'p' } })
+        await call(s.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions/1/publish`, { key })
+        const r = await call(s.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('file', [{ name: 'a.pdf', bytes: await invoicePdf() }], { pipeline_id: p.body.id }) })
+        jobId = r.body.id
+      } else {
+        const r = await call(s.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('files', [{ name: 'b.pdf', bytes: await invoicePdf() }]) })
+        jobId = r.body[0].job_id
+      }
+      const done = await pollUntil(() => call(s.baseUrl, 'GET', `/v1/jobs/${jobId}`, { key }), (x) => x.body.status === 'completed', 60_000)
+      const docId = form === 'A' ? done.body.documents[0].id : (await call(s.baseUrl, 'GET', `/v1/jobs/${jobId}?include=result`, { key })).body.result.documents[0].id
+      expect((await filesUnder(s.env.QUIRE_BLOB_DIR!)).some((f) => f.includes(jobId))).toBe(true)
+      const expired = await pollUntil(() => call(s.baseUrl, 'GET', `/v1/jobs/${jobId}`, { key }), (x) => x.status === 410, 30_000)
+      expect(expired.body.error).toMatchObject({ code: 'job_expired', message: expect.any(String) })
+      const doc = await call(s.baseUrl, 'GET', `/v1/documents/${docId}`, { key })
+      expect(doc.status).toBe(404)
+      expect((await filesUnder(s.env.QUIRE_BLOB_DIR!)).some((f) => f.includes(jobId))).toBe(false)
+      // An id that never existed is still job_not_found, not expired.
+      const unknown = await call(s.baseUrl, 'GET', '/v1/jobs/job_000000000000000000000000', { key })
+      expect(unknown.status).toBe(404)
+    }
+  }, 120_000)
+})
