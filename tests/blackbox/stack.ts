@@ -2,13 +2,14 @@
 // and Redis with a queue prefix of its own, and talks to them over HTTP like a client.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
+let stackCount = 0
 
 export const ADMIN_TOKEN = 'blackbox-admin-token'
 
@@ -32,10 +33,40 @@ export type Stack = {
   start(app: AppName, extraEnv?: Record<string, string>): Promise<void>
   kill(app: AppName, signal?: NodeJS.Signals): Promise<void>
   stop(): Promise<void>
+  /** The process id of a running app (for example to read its memory use from /proc), if it runs. */
+  pid(app: AppName): number | undefined
+}
+
+/**
+ * One database per stack, as one deployment has one: the outbox and the sweepers act on the whole database, so two
+ * stacks sharing one would move each other's work. The migrations are applied from prisma/migrations directly.
+ */
+async function createStackDatabase(): Promise<string> {
+  const base = process.env.DATABASE_URL
+  const admin = process.env.TEST_DATABASE_ADMIN_URL
+  if (!base || !admin) throw new Error('run black-box tests through `npm test` (it provides DATABASE_URL and TEST_DATABASE_ADMIN_URL)')
+  const { default: pg } = await import('pg')
+  const name = `${process.env.QUIRE_TEST_DB_PREFIX ?? 'quire_test'}_bb${process.pid}_${++stackCount}`
+  const adminClient = new pg.Client({ connectionString: admin })
+  await adminClient.connect()
+  await adminClient.query(`DROP DATABASE IF EXISTS "${name}"`)
+  await adminClient.query(`CREATE DATABASE "${name}"`)
+  await adminClient.end()
+  const url = new URL(base)
+  url.pathname = `/${name}`
+  const client = new pg.Client({ connectionString: url.toString() })
+  await client.connect()
+  const dir = path.join(ROOT, 'prisma', 'migrations')
+  for (const m of readdirSync(dir).filter((d) => /^\d/.test(d)).sort()) {
+    await client.query(readFileSync(path.join(dir, m, 'migration.sql'), 'utf8'))
+  }
+  await client.end()
+  return url.toString()
 }
 
 export async function startStack(opts: { receiverCa?: string; env?: Record<string, string> } = {}): Promise<Stack> {
   const port = await freePort()
+  const databaseUrl = await createStackDatabase()
   const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-bb-'))
   let caFile: string | undefined
   if (opts.receiverCa) {
@@ -45,6 +76,7 @@ export async function startStack(opts: { receiverCa?: string; env?: Record<strin
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl,
     QUIRE_API_PORT: String(port),
     QUIRE_API_HOST: '127.0.0.1',
     QUIRE_PUBLIC_URL: `http://127.0.0.1:${port}`,
@@ -92,6 +124,11 @@ export async function startStack(opts: { receiverCa?: string; env?: Record<strin
     kill,
     async stop() {
       await Promise.all([...procs.keys()].map((a) => kill(a, 'SIGTERM')))
+      rmSync(dir, { recursive: true, force: true })
+    },
+    pid(app) {
+      const child = procs.get(app)
+      return child && child.exitCode === null ? child.pid : undefined
     },
   }
 }

@@ -3,7 +3,7 @@ import sharp from 'sharp'
 import { countPages } from './index.ts'
 import { makeBmp, makeDocx, makeDocxWithStoredPages, makeImagePdf, makeMultiPageTiff, makeTempDir, makeTextPdf, renderTextPng, writeFixture } from '../test/fixtures.ts'
 
-describe('countPages', () => {
+describe('countPages', { timeout: 30_000 }, () => {
   let tmp: Awaited<ReturnType<typeof makeTempDir>>
   let png: Buffer
 

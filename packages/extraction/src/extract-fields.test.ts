@@ -220,6 +220,62 @@ Total: ¥11,000`,
     )
   })
 
+  it('two-column PDF text: labels and values in the right column, MM/DD/YYYY with $, TOTAL at the bottom', () => {
+    expectInvoice(
+      `Acme Corporation                         INVOICE
+123 Business Rd                          Invoice #:     2024-1187
+Springfield, IL 62704                    Date:          04/15/2024
+                                         Due Date:      05/15/2024
+Bill To:                                 Ship To:
+John Smith                               John Smith
+Smith Hardware                           456 Elm St
+
+QTY   DESCRIPTION          UNIT PRICE    AMOUNT
+2     Hammer               12.50         25.00
+1     Drill                89.99         89.99
+
+                                  SUBTOTAL      114.99
+                                  TAX 6.25%     7.19
+                                  TOTAL         $122.18`,
+      {
+        invoice_number: '2024-1187',
+        date: '2024-04-15',
+        due_date: '2024-05-15',
+        issuer: 'Acme Corporation',
+        amount: 122.18,
+        amount_untaxed: 114.99,
+        tax: 7.19,
+        currency: 'USD',
+      },
+    )
+  })
+
+  it('Australian tax invoice: "$" with an ABN is AUD, GST included in the total, day-first dates', () => {
+    expectInvoice(
+      `ABN 12 345 678 901
+Koala Cafe Pty Ltd
+Tax Invoice
+Invoice: 000123
+Date: 3/4/2024
+Item: Catering
+Total (inc GST): $550.00
+GST included: $50.00`,
+      { invoice_number: '000123', date: '2024-04-03', issuer: 'Koala Cafe Pty Ltd', amount: 550, tax: 50, amount_untaxed: 500, currency: 'AUD' },
+    )
+  })
+
+  it('OCR of a table: one line of labels over one line of values, single spaces only', () => {
+    expectInvoice(
+      `Pixel Forge Ltd
+Invoice No Invoice Date Due Date
+PF-301 5 March 2024 4 April 2024
+Subtotal 82.50
+VAT 16.50
+Amount Due (GBP): 99.00`,
+      { invoice_number: 'PF-301', date: '2024-03-05', due_date: '2024-04-04', amount: 99, amount_untaxed: 82.5, tax: 16.5, currency: 'GBP' },
+    )
+  })
+
   it('reports fields it cannot find as { value: null, confidence: 0 }', () => {
     const fields = extractFields('Hello, this is just a short note with nothing to extract.', BUILTIN_SCHEMAS.invoice)
     expect(fields.invoice_number).toEqual({ value: null, confidence: 0 })

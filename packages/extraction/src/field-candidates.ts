@@ -155,13 +155,10 @@ export function readHit(ctx: ReadContext, hit: LabelHit, spec: FieldSpec): Candi
 
   // 1. Same line, up to the next label (and, for text, up to the next column gap).
   if (pos <= line.end) {
-    let end = nextHitStart(ctx, pos, line.end)
-    let window = doc.text.slice(pos, end)
+    let window = doc.text.slice(pos, nextHitStart(ctx, pos, line.end))
     if (spec.type === 'string') {
       const gap = CELL_GAP.exec(window)
-      if (gap && gap.index > 0) window = window.slice(0, gap.index)
-      else if (gap && gap.index === 0) window = ''
-      end = pos + window.length
+      if (gap) window = window.slice(0, gap.index)
     }
     const parsed = parseValue(window, spec, ctx)
     if (parsed) return make(parsed, 1, pos)

@@ -1,6 +1,7 @@
+import { access, constants } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { createScheduler, createWorker, OEM, type Scheduler, type Worker } from 'tesseract.js'
+import { createScheduler, createWorker, OEM, type Scheduler } from 'tesseract.js'
 import { ExtractionError } from './errors.ts'
 
 export type OcrResult = {
@@ -23,7 +24,7 @@ export type OcrEngine = {
 export type OcrEngineOptions = {
   /** Parallel tesseract workers (each about 100 MB RSS and one core). Default 1. */
   workers?: number
-  /** Directory holding eng.traineddata.gz. Default: @tesseract.js-data/eng's 4.0.0_best_int. */
+  /** Local directory holding eng.traineddata.gz. Default: @tesseract.js-data/eng's 4.0.0_best_int. */
   langPath?: string
 }
 
@@ -43,11 +44,17 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
   const workers = Math.max(1, Math.floor(options.workers ?? 1))
   const langPath = options.langPath ?? defaultLangPath()
   let started: Promise<Scheduler> | undefined
-  let live: Worker[] = []
 
   const start = async (): Promise<Scheduler> => {
-    const scheduler = createScheduler()
-    const created = await Promise.all(
+    // tesseract.js never settles createWorker when the model cannot be loaded (and, without an
+    // errorHandler, crashes the process instead): check the file first.
+    const model = join(langPath, 'eng.traineddata.gz')
+    try {
+      await access(model, constants.R_OK)
+    } catch (error) {
+      throw new ExtractionError('ocr_failed', `OCR model not found: ${model}`, { cause: error })
+    }
+    const settled = await Promise.allSettled(
       Array.from({ length: workers }, async () => {
         const worker = await createWorker('eng', OEM.LSTM_ONLY, {
           langPath,
@@ -59,7 +66,15 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
         return worker
       }),
     )
-    live = created
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected')
+    const created = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))
+    if (failed) {
+      await Promise.allSettled(created.map((w) => w.terminate()))
+      throw new ExtractionError('ocr_failed', `OCR engine could not start: ${String(failed.reason?.message ?? failed.reason)}`, {
+        cause: failed.reason,
+      })
+    }
+    const scheduler = createScheduler()
     for (const worker of created) scheduler.addWorker(worker)
     return scheduler
   }
@@ -90,7 +105,6 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
       started = undefined
       if (!pending) return
       const scheduler = await pending.catch(() => undefined)
-      live = []
       await scheduler?.terminate()
     },
   }

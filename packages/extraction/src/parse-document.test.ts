@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import sharp from 'sharp'
 import { BUILTIN_SCHEMAS, createOcrEngine, extractFields, findPdftoppm, parseDocument, type OcrEngine } from './index.ts'
+import { openPdf } from './pdf-document.ts'
+import { rasterisePdfPage } from './rasterise-pdf-page.ts'
 import {
   FONT_AVAILABLE,
   makeBmp,
@@ -29,7 +31,7 @@ const INVOICE_LINES = [
   'Total Due: GBP 1,380.00',
 ]
 
-describe.skipIf(!FONT_AVAILABLE)('parseDocument', () => {
+describe.skipIf(!FONT_AVAILABLE)('parseDocument', { timeout: 60_000 }, () => {
   let tmp: Awaited<ReturnType<typeof makeTempDir>>
   let ocr: OcrEngine
   let invoicePng: Buffer
@@ -38,11 +40,11 @@ describe.skipIf(!FONT_AVAILABLE)('parseDocument', () => {
     tmp = await makeTempDir()
     ocr = createOcrEngine()
     invoicePng = await renderTextPng(INVOICE_LINES, { width: 1000, fontSize: 26 })
-  })
+  }, 30_000)
   afterAll(async () => {
     await ocr.close()
     await tmp.cleanup()
-  })
+  }, 30_000)
 
   it('returns the text of each PDF page without OCR when the PDF has text', async () => {
     const path = await writeFixture(
@@ -113,6 +115,27 @@ describe.skipIf(!FONT_AVAILABLE)('parseDocument', () => {
     }
   })
 
+  it('renders text PDF pages for OCR with pdf.js on Node 20 (transferToFixedLength polyfill) and with pdftoppm', { timeout: 90_000 }, async () => {
+    const path = await writeFixture(tmp.file('render.pdf'), await makeTextPdf([['Rendered for OCR', 'Order number 31337', 'Total 45.60 EUR']]))
+    const rasterisers = ['pdfjs', ...((await findPdftoppm()) ? (['pdftoppm'] as const) : [])] as const
+    const doc = await openPdf(path, { withCanvas: true })
+    try {
+      for (const rasteriser of rasterisers) {
+        const png = await rasterisePdfPage({ path, doc, pageNumber: 1, rasteriser, dpi: 200 })
+        const meta = await sharp(png).metadata()
+        expect(meta.width, rasteriser).toBeCloseTo((595 / 72) * 200, -1)
+        // Without the polyfill pdf.js renders text pages blank (all white).
+        const { channels } = await sharp(png).stats()
+        expect(channels[0]!.min, rasteriser).toBeLessThan(100)
+        const { text } = await ocr.recognize(png)
+        expect(text, rasteriser).toMatch(/Order number 31337/)
+        expect(text, rasteriser).toMatch(/Total 45\.60 EUR/)
+      }
+    } finally {
+      await doc.destroy()
+    }
+  })
+
   it('OCRs each page of a multi-page TIFF, and BMP, GIF, WebP and JPEG images', { timeout: 90_000 }, async () => {
     const one = await renderTextPng(['First page of the fax', 'Order 1001'], { width: 700 })
     const two = await renderTextPng(['Second page of the fax', 'Order 2002'], { width: 700 })
@@ -133,6 +156,16 @@ describe.skipIf(!FONT_AVAILABLE)('parseDocument', () => {
       const result = await parseDocument(path, type, { ocr })
       expect(result.pages[0], type).toContain('Order 1001')
     }
+  })
+
+  it('reports OCR failures as errors instead of crashing or hanging the process', async () => {
+    const garbage = await writeFixture(tmp.file('garbage.bmp'), Buffer.from('BM this is not a bitmap'))
+    await expect(ocr.recognize(garbage)).rejects.toMatchObject({ name: 'ExtractionError', code: 'ocr_failed' })
+    // The engine keeps working after a failed job.
+    expect((await ocr.recognize(await renderTextPng(['Still working'], { width: 500 }))).text).toContain('Still working')
+    const noModel = createOcrEngine({ langPath: tmp.dir })
+    await expect(noModel.recognize(invoicePng)).rejects.toMatchObject({ code: 'ocr_failed' })
+    await noModel.close()
   })
 
   it('splits DOCX text into pages of about 3,000 characters', async () => {

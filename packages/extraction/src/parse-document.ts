@@ -69,6 +69,8 @@ async function parsePdf(path: string, ocr: OcrEngine, opts: ParseOptions): Promi
     for (let n = 1; n <= doc.numPages; n++) {
       const text = await pageText(doc, n)
       pages.push(text)
+      // pdf.js keeps parsed pages and fonts cached; release them now and then on long documents.
+      if (n % 50 === 0) await doc.cleanup()
       if (visibleCharCount(text) < minChars) needOcr.push(n)
     }
     const ocrPages: number[] = []

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import { layoutPageText } from './pdf-page-text.ts'
-import { paginateText } from './paginate-text.ts'
 
 const item = (str: string, x: number, y: number, size = 10) => ({ str, transform: [size, 0, 0, size, x, y], width: str.length * size * 0.5, height: size })
 
@@ -14,16 +13,5 @@ describe('layoutPageText', () => {
       item('Footer', 50, 100),
     ])
     expect(text).toBe('Invoice No: 7\nTotal   120.00\n\nFooter')
-  })
-})
-
-describe('paginateText', () => {
-  it('cuts into the requested number of pages at line breaks, losing nothing', () => {
-    const text = Array.from({ length: 30 }, (_, i) => `line ${i} ${'x'.repeat(90)}`).join('\n')
-    const pages = paginateText(text, 3)
-    expect(pages).toHaveLength(3)
-    expect(pages.join('\n')).toBe(text)
-    for (const page of pages) expect(page.startsWith('line ')).toBe(true)
-    expect(paginateText('short', 1)).toEqual(['short'])
   })
 })

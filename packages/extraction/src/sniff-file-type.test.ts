@@ -3,7 +3,7 @@ import sharp from 'sharp'
 import { FILE_TYPE_MIME, FILE_TYPES, sniffFileType } from './index.ts'
 import { makeBmp, makeDocx, makeTempDir, makeTextPdf, renderTextPng, writeFixture } from '../test/fixtures.ts'
 
-describe('sniffFileType', () => {
+describe('sniffFileType', { timeout: 30_000 }, () => {
   let tmp: Awaited<ReturnType<typeof makeTempDir>>
   let png: Buffer
 
