@@ -1,0 +1,157 @@
+// Webhooks, black box: creation rules, secrets, delivery auth, retries and endpoint health, per form.
+import { createHmac } from 'node:crypto'
+import { startHttpsReceiver, type HttpsReceiver } from '@quire/testing'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { invoicePdf } from '../fixtures/make-fixtures.ts'
+import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
+import { startStack, type Stack } from './stack.ts'
+
+let stack: Stack
+let strict: Stack
+let receiver: HttpsReceiver
+// The receiver answers per path: /hook/fail-N fails the first N attempts of each delivery, /hook/down always fails.
+const attemptsById = new Map<string, number>()
+
+beforeAll(async () => {
+  receiver = await startHttpsReceiver({
+    respond: ({ path, headers }) => {
+      const id = String(headers['x-service-delivery-id'] ?? '')
+      const n = (attemptsById.get(id) ?? 0) + 1
+      attemptsById.set(id, n)
+      if (path.endsWith('/down')) return { status: 503 }
+      const m = /fail-(\d+)/.exec(path)
+      if (m && n <= Number(m[1])) return { status: n % 2 ? 500 : 302, headers: { Location: 'https://example.com/' } }
+      return { status: 204 }
+    },
+  })
+  ;[stack, strict] = await Promise.all([
+    startStack({ receiverCa: receiver.ca }),
+    startStack({ env: { QUIRE_ALLOW_PRIVATE_WEBHOOK_URLS: 'false' } }),
+  ])
+}, 180_000)
+afterAll(async () => {
+  await Promise.all([stack?.stop(), strict?.stop()])
+  await receiver?.close()
+})
+
+const header = (h: Record<string, string | string[]>, name: string) => {
+  const v = h[name.toLowerCase()]
+  return Array.isArray(v) ? v[0]! : (v ?? '')
+}
+
+async function formAPipelineWith(key: string, hookId: string) {
+  const p = await call(stack.baseUrl, 'POST', '/v1/pipelines', {
+    key,
+    json: { name: `p-${hookId}`, definition: { bindings: { destination: { exit_webhook_id: hookId } } } },
+  })
+  await call(stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions/1/publish`, { key })
+  return p.body.id as string
+}
+
+describe('creating webhooks', () => {
+  it('Form A: secret returned once as hmac_secret, then reads back as ***; duplicate name → 409', async () => {
+    const { key } = await newWorkspace(stack.baseUrl, 'A')
+    const created = await call(stack.baseUrl, 'POST', '/v1/webhooks', { key, json: { name: 'n1', url: receiver.url, auth_type: 'NONE' } })
+    expect(created.status).toBe(201)
+    expect(created.body.hmac_secret).not.toBe('***')
+    const read = await call(stack.baseUrl, 'GET', `/v1/webhooks/${created.body.id}`, { key })
+    expect(read.body).toMatchObject({ hmac_secret: '***', status: 'active', name: 'n1' })
+    const dup = await call(stack.baseUrl, 'POST', '/v1/webhooks', { key, json: { name: 'n1', url: receiver.url, auth_type: 'NONE' } })
+    expect(dup.status).toBe(409)
+    expect(dup.body.error).toBe('WEBHOOK_NAME_CONFLICT')
+    const rotated = await call(stack.baseUrl, 'POST', `/v1/webhooks/${created.body.id}/rotate`, { key })
+    expect(rotated.status).toBe(200)
+    expect(rotated.body.hmac_secret).not.toBe(created.body.hmac_secret)
+    expect(rotated.body.hmac_secret).not.toBe('***')
+  })
+
+  it('Form B: secret returned once as secret, omitted on read; events default to all', async () => {
+    const { key } = await newWorkspace(stack.baseUrl, 'B')
+    const created = await call(stack.baseUrl, 'POST', '/v1/webhooks', { key, json: { name: 'b1', url: receiver.url } })
+    expect(created.status).toBe(201)
+    expect(typeof created.body.secret).toBe('string')
+    const read = await call(stack.baseUrl, 'GET', `/v1/webhooks/${created.body.id}`, { key })
+    expect(read.body.secret).toBeUndefined()
+    expect(read.body).toMatchObject({ status: 'active', events: ['*'] })
+    const list = await call(stack.baseUrl, 'GET', '/v1/webhooks?page=1&page_size=10', { key })
+    expect(list.body.page).toEqual({ page: 1, page_size: 10, total: 1 })
+  })
+
+  it('rejects non-https, private/loopback/link-local, reserved X-Service- headers and unknown events with 422', async () => {
+    for (const form of ['A', 'B'] as const) {
+      const { key } = await newWorkspace(strict.baseUrl, form)
+      const base = form === 'A' ? { auth_type: 'NONE' } : {}
+      const make = (extra: object) => call(strict.baseUrl, 'POST', '/v1/webhooks', { key, json: { name: `w${Math.random()}`, url: 'https://8.8.8.8/hook', ...base, ...extra } })
+      for (const url of ['http://8.8.8.8/hook', 'https://127.0.0.1/hook', 'https://10.1.2.3/x', 'https://169.254.169.254/latest', 'https://[::1]/x', 'https://localhost/x']) {
+        const r = await make({ url })
+        expect(r.status, url).toBe(422)
+        expect(r.body.error).toBe('INVALID_WEBHOOK_URL')
+      }
+      const hdr = await make({ headers: { 'X-Service-Signature': 'forged' } })
+      expect(hdr.status).toBe(422)
+      expect(hdr.body.error).toBe('RESERVED_HEADER')
+      const ev = await make({ events: ['no.such.event'] })
+      expect(ev.status).toBe(422)
+      expect(ev.body.error).toBe('INVALID_EVENT')
+    }
+  })
+})
+
+describe('Form A deliveries', () => {
+  it('sends the API_KEY credential and static headers; retries non-2xx (3xx not followed) with the same body, signature and delivery id', async () => {
+    const { key } = await newWorkspace(stack.baseUrl, 'A')
+    const hook = await call(stack.baseUrl, 'POST', '/v1/webhooks', {
+      key,
+      json: {
+        name: 'flaky',
+        url: `${receiver.url}/fail-2`,
+        auth_type: 'API_KEY',
+        auth: { api_key: 'receiver-key', header_name: 'X-Receiver-Key' },
+        headers: { 'X-Tenant': 'acme' },
+      },
+    })
+    const pipelineId = await formAPipelineWith(key, hook.body.id)
+    const job = await call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('file', [{ name: 'a.pdf', bytes: await invoicePdf() }], { pipeline_id: pipelineId }) })
+    const jobId = job.body.id
+    const attempts = await pollUntil(
+      async () => receiver.received.filter((r) => r.path.endsWith('/fail-2') && r.rawBody.toString().includes(jobId)),
+      (list) => list.length >= 3,
+      60_000,
+    )
+    expect(attempts).toHaveLength(3)
+    const ids = new Set(attempts.map((a) => header(a.headers, 'X-Service-Delivery-Id')))
+    expect(ids.size).toBe(1)
+    expect(new Set(attempts.map((a) => a.rawBody.toString())).size).toBe(1)
+    expect(new Set(attempts.map((a) => header(a.headers, 'X-Service-Signature'))).size).toBe(1)
+    for (const a of attempts) {
+      expect(header(a.headers, 'X-Receiver-Key')).toBe('receiver-key')
+      expect(header(a.headers, 'X-Tenant')).toBe('acme')
+      expect(header(a.headers, 'X-Service-Signature')).toBe(`sha256=${createHmac('sha256', hook.body.hmac_secret).update(a.rawBody).digest('hex')}`)
+    }
+    const deliveries = await call(stack.baseUrl, 'GET', `/v1/webhooks/${hook.body.id}/deliveries`, { key })
+    expect(deliveries.body.data[0]).toMatchObject({ status: 'succeeded', attempts: 3 })
+    expect(deliveries.body.data[0].attempt_log.map((a: { response_code: number }) => a.response_code)).toEqual([500, 302, 204])
+  })
+})
+
+describe('Form B deliveries', () => {
+  it('persistent failure: first attempt + 8 retries, then the webhook is failing and admins are notified; PATCH re-enables', async () => {
+    const { key, workspaceId } = await newWorkspace(stack.baseUrl, 'B')
+    const hook = await call(stack.baseUrl, 'POST', '/v1/webhooks', {
+      key,
+      json: { name: 'down', url: `${receiver.url}/down`, events: ['job.completed'], auth: 'basic', basic: { username: 'u', password: 'p' } },
+    })
+    const job = await call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('files', [{ name: 'b.pdf', bytes: await invoicePdf() }]) })
+    const jobId = job.body[0].job_id
+    const failing = await pollUntil(() => call(stack.baseUrl, 'GET', `/v1/webhooks/${hook.body.id}`, { key }), (r) => r.body.status === 'failing', 60_000)
+    expect(failing.body.status).toBe('failing')
+    const hits = receiver.received.filter((r) => r.path.endsWith('/down') && r.rawBody.toString().includes(jobId))
+    expect(hits).toHaveLength(9)
+    expect(header(hits[0]!.headers, 'Authorization')).toBe(`Basic ${Buffer.from('u:p').toString('base64')}`)
+    expect(new Set(hits.map((h) => JSON.parse(h.rawBody.toString()).delivery_id)).size).toBe(1)
+    const notes = await call(stack.baseUrl, 'GET', `/admin/v1/workspaces/${workspaceId}/notifications`, { admin: true })
+    expect(notes.body.data[0]).toMatchObject({ kind: 'webhook.failing' })
+    const patched = await call(stack.baseUrl, 'PATCH', `/v1/webhooks/${hook.body.id}`, { key, json: { status: 'active' } })
+    expect(patched.body.status).toBe('active')
+  })
+})
