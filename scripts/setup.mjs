@@ -20,6 +20,21 @@ export async function step(name, fn) {
   return r
 }
 
+/**
+ * Calls fn once when the process that started this one goes away. `kill <pid of npm>` sends SIGTERM
+ * to npm, which passes it to its `sh -c`, which dies without passing it on: without this, this
+ * script and everything it started would keep running as orphans.
+ */
+export function onParentExit(fn, intervalMs = 500) {
+  const parent = process.ppid
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return
+    clearInterval(timer)
+    fn()
+  }, intervalMs)
+  timer.unref()
+}
+
 /** Runs a command with inherited stdio; rejects on a non-zero exit. */
 export function runInherit(cmd, args, { env = process.env, cwd = ROOT } = {}) {
   return new Promise((resolve, reject) => {

@@ -3,10 +3,12 @@
 // processes with prefixed output. Ctrl-C (SIGINT) or SIGTERM stops them all; if one dies, all stop.
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
+import { createRequire } from 'node:module'
 import path from 'node:path'
 import readline from 'node:readline'
+import { pathToFileURL } from 'node:url'
 import { canConnect, dropDatabase, ensureDatabase, ensureServices, ROOT } from './services.mjs'
-import { divergedMigrations, ensureInstalled, log, migrateDeploy, prismaGenerate, runInherit, step } from './setup.mjs'
+import { divergedMigrations, ensureInstalled, log, migrateDeploy, onParentExit, prismaGenerate, runInherit, step } from './setup.mjs'
 
 const APPS = [
   { name: 'api', entry: 'apps/api/src/main.ts' },
@@ -24,24 +26,104 @@ function readDemo() {
   }
 }
 
+/** Writes a one-page invoice PDF for the banner's curl (pdf-lib is a dependency), once. */
+async function demoPdf() {
+  const file = path.join(ROOT, '.data', 'demo-invoice.pdf')
+  if (fs.existsSync(file)) return file
+  try {
+    const require = createRequire(path.join(ROOT, 'package.json'))
+    const { PDFDocument, StandardFonts } = await import(pathToFileURL(require.resolve('pdf-lib')).href)
+    const doc = await PDFDocument.create()
+    const page = doc.addPage([595, 842])
+    const font = await doc.embedFont(StandardFonts.Helvetica)
+    const lines = [
+      'ACME Supplies Ltd', 'INVOICE', 'Invoice number: INV-1001', 'Invoice date: 2024-03-15', 'Bill to: Example Corp',
+      'Widgets   10 x 12.50', 'Subtotal: 125.00', 'Tax: 25.00', 'Total due: EUR 150.00',
+    ]
+    lines.forEach((text, i) => page.drawText(text, { x: 50, y: 780 - i * 22, size: 12, font }))
+    fs.mkdirSync(path.dirname(file), { recursive: true })
+    fs.writeFileSync(file, await doc.save())
+    return file
+  } catch (e) {
+    log(`could not write the demo PDF (${e.message}); the curl below needs a PDF of your own`)
+    return 'invoice.pdf'
+  }
+}
+
+/** What `npm start` prints once the API answers: URLs, demo keys, curls that work as printed. */
+async function banner({ base, env, services }) {
+  // The API's fallback token outside production; a token the user set is not echoed.
+  const token = process.env.QUIRE_ADMIN_TOKEN || env.NODE_ENV === 'production' ? '$QUIRE_ADMIN_TOKEN' : 'dev-admin-token'
+  const demo = readDemo()
+  const lines = [
+    '',
+    `  Quire is running.`,
+    `  Base URL:   ${base}   (health: ${base}/healthz)`,
+    `  Dashboard:  ${base}/admin/queues   (Authorization: Bearer ${token}; in a browser: any user, password ${token})`,
+    `  Database:   ${services.databaseUrl.replace(/:[^:@/]*@/, ':***@')}`,
+    `  Redis:      ${services.redisUrl}`,
+  ]
+  if (demo?.A && demo?.B) {
+    const pdf = await demoPdf()
+    lines.push(
+      `  Form A:     key ${demo.A.api_key}   pipeline_id ${demo.A.pipeline_id} (required on submit)`,
+      `  Form B:     key ${demo.B.api_key}   (default pipeline ${demo.B.pipeline_id})`,
+      `  Try:        curl -s -H "X-API-Key: ${demo.A.api_key}" -F pipeline_id=${demo.A.pipeline_id} -F file=@${pdf} ${base}/v1/jobs`,
+      `              curl -s -H "X-API-Key: ${demo.B.api_key}" -F files=@${pdf} ${base}/v1/jobs`,
+      `              then: curl -s -H "X-API-Key: <key>" "${base}/v1/jobs/<job id>"   (Form B: add ?include=stages,result)`,
+    )
+  } else {
+    lines.push(`  Demo keys:  none (no seed: see .data/demo.json, or create them with the admin API in README.md)`)
+    lines.push(`  Try:        curl -s ${base}/healthz`)
+  }
+  lines.push(`  Stop with Ctrl-C.`, '')
+  return lines.join('\n')
+}
+
 async function main() {
-  await step('dependencies checked', () => ensureInstalled())
-  const services = await step('services ready', () => ensureServices({ allowInstall: process.env.QUIRE_ALLOW_INSTALL !== '0' }))
+  // Signal handlers first: a Ctrl-C during the set-up must still stop what the set-up started
+  // (the embedded PostgreSQL runs in its own process group and would otherwise be left running).
   let stopping = false
+  let services = null
+  let exitCode = null
   const children = new Map()
 
   const shutdown = async (code) => {
     if (stopping) return
     stopping = true
+    exitCode = code
     for (const c of children.values()) c.kill('SIGTERM')
     const deadline = Date.now() + 10_000
     while (children.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
     for (const c of children.values()) c.kill('SIGKILL')
-    await services.stop()
-    process.exit(code)
+    if (services) {
+      await services.stop()
+      process.exit(code)
+    }
+    // Still inside ensureServices: main() stops what it started as soon as it returns.
   }
   process.on('SIGINT', () => shutdown(130))
   process.on('SIGTERM', () => shutdown(143))
+  process.on('SIGHUP', () => shutdown(129))
+  onParentExit(() => {
+    log('the parent process (npm) exited: stopping everything')
+    shutdown(143)
+  })
+
+  // Something else on the API port would answer for us (and the API would die with EADDRINUSE).
+  const apiPort = Number(process.env.QUIRE_API_PORT || 3000)
+  if (await canConnect('127.0.0.1', apiPort, 500)) {
+    console.error(`port ${apiPort} is already in use (another Quire?): stop it or set QUIRE_API_PORT`)
+    process.exit(1)
+  }
+
+  await step('dependencies checked', () => ensureInstalled())
+  if (stopping) process.exit(exitCode)
+  services = await step('services ready', () => ensureServices({ allowInstall: process.env.QUIRE_ALLOW_INSTALL !== '0' }))
+  if (stopping) {
+    await services.stop()
+    process.exit(exitCode)
+  }
 
   try {
     const env = {
@@ -100,30 +182,11 @@ async function main() {
     }
 
     if (children.has('api')) {
-      const port = Number(process.env.QUIRE_API_PORT || 3000)
       const deadline = Date.now() + 60_000
-      while (!stopping && Date.now() < deadline && !(await canConnect('127.0.0.1', port, 300))) await new Promise((r) => setTimeout(r, 250))
-      if (!stopping && Date.now() < deadline) {
-        const base = `http://127.0.0.1:${port}`
-        const token = process.env.QUIRE_ADMIN_TOKEN ?? (env.NODE_ENV === 'development' ? 'dev-admin-token' : '$QUIRE_ADMIN_TOKEN')
-        const demo = readDemo()
-        const lines = [
-          '',
-          `  Quire is running.`,
-          `  API:        ${base}   OpenAPI: ${base}/v1/openapi.json?form=A   docs: ${base}/docs`,
-          `  Dashboard:  ${base}/admin/queues   (Authorization: Bearer ${token})`,
-          `  Database:   ${services.databaseUrl.replace(/:[^:@/]*@/, ':***@')}`,
-          `  Redis:      ${services.redisUrl}`,
-        ]
-        if (demo?.A && demo?.B) {
-          lines.push(`  Demo keys:  Form A ${demo.A.api_key}`, `              Form B ${demo.B.api_key}`)
-          lines.push(`  Try:        curl -s ${base}/v1/jobs -H "Authorization: Bearer ${demo.A.api_key}"`)
-        } else {
-          lines.push(`  Try:        curl -s "${base}/v1/openapi.json?form=A"`)
-        }
-        lines.push(`  Stop with Ctrl-C.`, '')
-        console.log(lines.join('\n'))
-      }
+      while (!stopping && Date.now() < deadline && !(await canConnect('127.0.0.1', apiPort, 300))) await new Promise((r) => setTimeout(r, 250))
+      if (stopping) return
+      if (Date.now() >= deadline) log(`WARNING: the API is not listening on port ${apiPort} after 60 s (see its output above)`)
+      else console.log(await banner({ base: `http://127.0.0.1:${apiPort}`, env, services }))
     }
   } catch (e) {
     console.error(e.message ?? e)

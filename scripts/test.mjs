@@ -12,7 +12,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { ensureDatabase, ensureServices, ROOT, withDatabase } from './services.mjs'
-import { ensureInstalled, log, migrateDeploy, prismaGenerate, step } from './setup.mjs'
+import { ensureInstalled, log, migrateDeploy, onParentExit, prismaGenerate, step } from './setup.mjs'
 
 const require = createRequire(path.join(ROOT, 'package.json'))
 
@@ -57,14 +57,7 @@ async function deleteRedisKeys(redisUrl, prefix) {
 
 async function main() {
   const vitestArgs = process.argv.slice(2)
-  await step('dependencies checked', () => ensureInstalled())
-  const services = await step('services ready', () => ensureServices({ database: null, allowInstall: process.env.QUIRE_ALLOW_INSTALL !== '0' }))
-
-  const prefix = `quire_test_${process.pid}_${Date.now().toString(36)}`
-  const serverUrl = process.env.DATABASE_URL ?? services.adminUrl
-  const databaseUrl = withDatabase(serverUrl, prefix)
-  const adminUrl = withDatabase(serverUrl, 'postgres')
-  const queuePrefix = `test${randomBytes(4).toString('hex')}`
+  // Handlers before the set-up: a Ctrl-C while the embedded PostgreSQL starts must still stop it.
   let code = 1
   let child = null
   let interrupted = false
@@ -74,8 +67,22 @@ async function main() {
   }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
+  process.on('SIGHUP', onSignal)
+  onParentExit(() => {
+    log('the parent process (npm) exited: stopping the tests and cleaning up')
+    onSignal('SIGTERM')
+  })
+  await step('dependencies checked', () => ensureInstalled())
+  const services = await step('services ready', () => ensureServices({ database: null, allowInstall: process.env.QUIRE_ALLOW_INSTALL !== '0' }))
+
+  const prefix = `quire_test_${process.pid}_${Date.now().toString(36)}`
+  const serverUrl = process.env.DATABASE_URL ?? services.adminUrl
+  const databaseUrl = withDatabase(serverUrl, prefix)
+  const adminUrl = withDatabase(serverUrl, 'postgres')
+  const queuePrefix = `test${randomBytes(4).toString('hex')}`
 
   try {
+    if (interrupted) throw new Error('interrupted')
     await step('prisma generate', () => prismaGenerate())
     await ensureDatabase(databaseUrl)
     await step(`test database ${prefix} migrated`, () => migrateDeploy(databaseUrl))

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm run db:reset-migration`: replaces everything in prisma/migrations with one `<timestamp>_init`
-// migration generated from prisma/schema.prisma by `prisma migrate dev --name init`, run against a
-// scratch database that is dropped afterwards. Use it while the schema is still being designed;
+// `npm run db:reset-migration`: replaces the `<timestamp>_init` migration in prisma/migrations with one
+// generated from prisma/schema.prisma by `prisma migrate dev --name init`, run against a
+// scratch database that is dropped afterwards. Hand-written migrations (any other name, e.g. CHECK
+// constraints Prisma's schema language cannot express) are kept and renumbered to follow the new init. Use it while the schema is still being designed;
 // once a release is out, add migrations with `npm run db:migrate:dev -- <name>` instead.
 //
 // Databases that recorded the previous init: `npm start` rebuilds its own local database
@@ -33,7 +34,14 @@ try {
   await prismaGenerate()
   ok = true
   const sql = (d, name) => fs.readFileSync(path.join(d, name, 'migration.sql'), 'utf8')
-  if (before.length === 1 && sql(backup, before[0]) === sql(dir, after[0])) {
+  const beforeInit = before.filter((n) => n.endsWith('_init'))
+  const handWritten = before.filter((n) => !n.endsWith('_init')).sort()
+  const initStamp = BigInt(after[0].split('_')[0])
+  handWritten.forEach((n, i) => {
+    const renamed = `${initStamp + BigInt(i + 1)}_${n.replace(/^\d+_/, '')}`
+    fs.cpSync(path.join(backup, n), path.join(dir, renamed), { recursive: true })
+  })
+  if (beforeInit.length === 1 && sql(backup, beforeInit[0]) === sql(dir, after[0])) {
     // Same SQL: keep the old directory name so databases that applied it stay in step.
     fs.rmSync(dir, { recursive: true, force: true })
     fs.renameSync(backup, dir)

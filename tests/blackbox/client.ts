@@ -30,7 +30,7 @@ export async function newWorkspace(baseUrl: string, form: 'A' | 'B', opts: { cre
     json: { name: `bb-${form}-${Math.random().toString(36).slice(2)}`, api_form: form, credits: opts.credits ?? 1000, spending_cap: opts.spendingCap },
   })
   if (ws.status !== 201) throw new Error(`workspace: ${ws.status} ${JSON.stringify(ws.body)}`)
-  const scopes = opts.scopes ?? ['jobs:write', 'jobs:read', 'jobs:cancel', 'webhook:write', 'webhooks:write', 'webhooks:read', 'pipelines:read', 'pipelines:write', 'documents:read', 'credits:read']
+  const scopes = opts.scopes ?? ['jobs:write', 'jobs:read', 'jobs:cancel', 'webhook:write', 'webhooks:write', 'webhooks:read', 'pipelines:read', 'pipelines:write', 'documents:read', 'documents:review', 'credits:read']
   const key = await call(baseUrl, 'POST', `/admin/v1/workspaces/${ws.body.id}/api-keys`, { admin: true, json: { scopes } })
   if (key.status !== 201) throw new Error(`key: ${key.status} ${JSON.stringify(key.body)}`)
   return { workspaceId: ws.body.id as string, key: key.body.key as string }

@@ -7,6 +7,7 @@ import pino from 'pino'
 import { config } from './config.ts'
 import { createStageProcessor } from './processors/stage.processor.ts'
 import { startJobSweepers } from './sweepers/job-sweepers.ts'
+import { startHoldExpirySweeper } from './sweepers/hold-expiry.sweeper.ts'
 
 const log = pino({ name: 'quire-stage-worker', level: config.logLevel })
 const db = createPrisma(config.databaseUrl)
@@ -25,6 +26,7 @@ const sweepers = startJobSweepers({
   syncJobTimeoutMs: config.syncJobTimeoutMs,
   onCommit: relay.kick,
 })
+startHoldExpirySweeper({ db, log, intervalMs: config.sweepIntervalMs })
 
 const workers = config.stages.map((stage) => {
   const worker = new Worker(stageQueueName(stage), createStageProcessor(deps, stage), {

@@ -41,3 +41,5 @@ export type { WebhookView, WebhookAuth, UrlPolicy } from './webhooks/webhooks.ts
 export { awaitJobs, degradeSyncJobs } from './jobs/await-jobs.ts'
 export { getDocument } from './documents/get-document.ts'
 export { expireJobs, timeOutSyncJobs } from './jobs/expire-jobs.ts'
+export { reviewDocument } from './documents/review-document.ts'
+export type { ReviewAction } from './documents/review-document.ts'

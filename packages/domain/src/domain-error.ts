@@ -24,6 +24,14 @@ export type DomainErrorCode =
   | 'JOB_NOT_CANCELLABLE'
   | 'MALFORMED_REQUEST'
   | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'UNKNOWN_PARAMETER'
+  | 'TOO_MANY_FILES'
+  | 'TOO_MANY_FIELDS'
+  | 'FIELDS_TOO_LARGE'
+  | 'UNKNOWN_BUCKET'
+  | 'OBJECT_NOT_FOUND'
+  | 'BUCKET_UNAVAILABLE'
+  | 'DOCUMENT_NOT_IN_REVIEW'
 
 export class DomainError extends Error {
   readonly code: DomainErrorCode

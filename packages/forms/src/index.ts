@@ -20,3 +20,15 @@ export {
 export type { StoredEvent, CandidateWebhook, Bindings, Recipient } from './webhook-events.ts'
 export { buildFormAPayload, buildFormBPayload } from './webhook-payloads.ts'
 export { presentPipeline } from './pipeline.presenter.ts'
+export { CursorPage, ExtractedData, ExtractedField, NumberedPage, Timestamp, WebhookStatus } from './shared.schemas.ts'
+export { FormAJob, FormAJobCreated, FormAJobStatus, FormAWebhook } from './form-a.schemas.ts'
+export {
+  FormBJob,
+  FormBJobStatus,
+  FormBJobSubmitted,
+  FormBResultDocument,
+  FormBStage,
+  FormBWebhook,
+  FormBWebhookWithSecret,
+} from './form-b.schemas.ts'
+export { PipelineSchemas } from './pipeline.schemas.ts'

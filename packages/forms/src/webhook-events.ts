@@ -80,6 +80,12 @@ export function formARecipients(e: StoredEvent, bindings: Bindings, webhooks: Ca
   return [...out].filter((id) => known.has(id)).map((webhookId) => ({ webhookId, type }))
 }
 
+const REVIEW_EVENTS: Record<string, string> = {
+  approve: 'review.approved',
+  reject: 'review.rejected',
+  escalate: 'review.escalated',
+}
+
 export function formBEventType(e: StoredEvent): string | null {
   switch (e.type) {
     case 'job.started':
@@ -88,6 +94,8 @@ export function formBEventType(e: StoredEvent): string | null {
       return 'document.extracted'
     case 'pipeline.deployed':
       return 'pipeline.deployed'
+    case 'document.reviewed':
+      return REVIEW_EVENTS[String(e.data.action)] ?? null
     case 'job.finished': {
       const status = e.data.status
       return status === 'failed' || status === 'timed_out' ? 'job.failed' : 'job.completed'

@@ -66,6 +66,8 @@ export function buildFormBPayload(opts: {
     }
   } else if (job && opts.type === 'job.started') {
     data = { job_id: job.id, pipeline_id: job.pipeline.id, status: 'processing' }
+  } else if (opts.type.startsWith('review.')) {
+    data = { job_id: event.jobId, document_id: event.documentId, action: event.data.action }
   } else if (job && opts.type === 'document.extracted') {
     const doc = job.documents.find((d) => d.id === event.documentId)
     data = { job_id: job.id, document_id: event.documentId, type: doc?.type ?? null, schema_id: doc?.schemaId ?? null }

@@ -1,124 +1,231 @@
 import { holdIdFor, newId } from '@quire/domain'
 import type { Tx } from '@quire/db'
 
+// Double-entry credits in PostgreSQL, two-phase in the manner of TigerBeetle's pending / post / void transfers.
+// Each workspace has three accounts (available, reserved, spent) and grants come from a shared `issuance` account.
+// Every ledger entry moves a positive amount from one account to another:
+//
+//   grant    issuance  -> available        reserve  available -> reserved   (the pending transfer: a hold)
+//   settle   reserved  -> spent            release  reserved  -> available  (post: at most the hold, rest released)
+//   void     reserved  -> available        expire   reserved  -> available  (the whole hold back)
+//
+// The workspaces.credits_* columns cache each account's sum of entries and are changed in the same SQL statement
+// as the entries, so they cannot drift apart; `reconcileLedger` recomputes them to prove it. Every write is one
+// statement whose WHERE clause is the check (balance, spending cap, hold still pending): PostgreSQL decides, the app
+// never reads a value and writes a decision back.
+
 export type LedgerEntryKind = 'grant' | 'reserve' | 'settle' | 'release' | 'void' | 'expire'
+export type LedgerAccount = 'issuance' | 'available' | 'reserved' | 'spent'
+
+/** The account pair each kind of entry moves credits along (also a CHECK constraint on ledger_entries). */
+export const ENTRY_ACCOUNTS: Record<LedgerEntryKind, { debit: LedgerAccount; credit: LedgerAccount }> = {
+  grant: { debit: 'issuance', credit: 'available' },
+  reserve: { debit: 'available', credit: 'reserved' },
+  settle: { debit: 'reserved', credit: 'spent' },
+  release: { debit: 'reserved', credit: 'available' },
+  void: { debit: 'reserved', credit: 'available' },
+  expire: { debit: 'reserved', credit: 'available' },
+}
 
 export type ReserveResult = { ok: true; holdId: string } | { ok: false; reason: 'insufficient_credits' | 'spending_cap' }
 
 export type Balance = { available: number; reserved: number; spent: number; spending_cap: number | null }
 
-async function entry(tx: Tx, workspaceId: string, kind: LedgerEntryKind, amount: number, jobId: string | null) {
-  await tx.ledgerEntry.create({ data: { id: newId('led'), workspaceId, jobId, kind, amount } })
-}
+/** Anything that can run raw SQL: the client itself (one statement is atomic) or an interactive transaction. */
+export type Sql = Pick<Tx, '$queryRaw' | '$executeRaw'>
 
-function assertAmount(amount: number) {
-  if (!Number.isSafeInteger(amount) || amount < 0) throw new Error(`ledger amounts are non-negative integers: ${amount}`)
+/** Largest amount a PostgreSQL `integer` column holds; balances are `integer`, so no amount may exceed it. */
+const MAX_AMOUNT = 2_147_483_647
+
+function assertAmount(amount: number, what = 'amount') {
+  if (!Number.isSafeInteger(amount) || amount < 0 || amount > MAX_AMOUNT) {
+    throw new RangeError(`ledger ${what} must be an integer in 0..${MAX_AMOUNT}: ${amount}`)
+  }
 }
 
 /**
- * Places a hold of `amount` credits for a job. The workspace row is locked first so the spending-cap sum and the
- * balance check see every committed hold; the balance check itself is the UPDATE's WHERE clause, never a read in
- * the app followed by a write.
+ * Places a hold of `amount` credits for a job: one statement that moves available -> reserved, counts the amount
+ * against the spending cap of the current UTC month, inserts the hold and its `reserve` entry, all only if the
+ * balance and the cap allow it. Concurrent reservations on a workspace serialise on its row; each re-checks the
+ * WHERE clause against the committed balance, so N racers for the last credits get exactly floor(balance / cost).
+ * Reserving again for the same job returns the existing hold (no second reservation).
+ *
+ * `now` (tests only) picks the month for the spending cap; by default PostgreSQL's clock decides.
  */
 export async function reserveCredits(
-  tx: Tx,
+  sql: Sql,
   opts: { workspaceId: string; jobId: string; amount: number; now?: Date },
 ): Promise<ReserveResult> {
   assertAmount(opts.amount)
   const holdId = holdIdFor(opts.jobId)
-  const locked = await tx.$queryRaw<{ spending_cap: number | null }[]>`
-    SELECT spending_cap FROM workspaces WHERE id = ${opts.workspaceId} FOR UPDATE`
-  const cap = locked[0]?.spending_cap ?? null
-  if (cap !== null) {
-    const monthStart = startOfUtcMonth(opts.now ?? new Date())
-    const used = await tx.$queryRaw<{ used: bigint | null }[]>`
-      SELECT COALESCE(SUM(CASE status WHEN 'pending' THEN amount WHEN 'posted' THEN posted ELSE 0 END), 0) AS used
-      FROM credit_holds WHERE workspace_id = ${opts.workspaceId} AND created_at >= ${monthStart}`
-    if (Number(used[0]?.used ?? 0) + opts.amount > cap) return { ok: false, reason: 'spending_cap' }
-  }
-  const updated = await tx.$executeRaw`
-    UPDATE workspaces SET credits_available = credits_available - ${opts.amount},
-                          credits_reserved = credits_reserved + ${opts.amount}
-    WHERE id = ${opts.workspaceId} AND credits_available >= ${opts.amount}`
-  if (updated !== 1) return { ok: false, reason: 'insufficient_credits' }
-  await tx.creditHold.create({
-    data: { id: holdId, workspaceId: opts.workspaceId, jobId: opts.jobId, amount: opts.amount },
-  })
-  await entry(tx, opts.workspaceId, 'reserve', opts.amount, opts.jobId)
-  return { ok: true, holdId }
-}
-
-type HoldRow = { id: string; workspace_id: string; amount: number; status: string }
-
-async function lockPendingHold(tx: Tx, jobId: string): Promise<HoldRow | null> {
-  const rows = await tx.$queryRaw<HoldRow[]>`
-    SELECT id, workspace_id, amount, status::text AS status FROM credit_holds WHERE job_id = ${jobId} FOR UPDATE`
-  const hold = rows[0]
-  return hold && hold.status === 'pending' ? hold : null
+  const now = opts.now?.toISOString() ?? null
+  const rows = await sql.$queryRaw<{ held: number }[]>`
+    WITH period AS (
+      SELECT date_trunc('month', COALESCE(${now}::timestamptz, now()) AT TIME ZONE 'UTC')::date AS p
+    ), ws AS (
+      UPDATE workspaces w SET
+        credits_available = w.credits_available - ${opts.amount}::int,
+        credits_reserved = w.credits_reserved + ${opts.amount}::int,
+        spend_period_used = CASE WHEN w.spend_period = period.p THEN w.spend_period_used ELSE 0 END + ${opts.amount}::int,
+        spend_period = period.p
+      FROM period
+      WHERE w.id = ${opts.workspaceId}
+        AND w.credits_available >= ${opts.amount}::int
+        AND (w.spending_cap IS NULL OR
+             CASE WHEN w.spend_period = period.p THEN w.spend_period_used ELSE 0 END + ${opts.amount}::int <= w.spending_cap)
+        AND NOT EXISTS (SELECT 1 FROM credit_holds WHERE id = ${holdId})
+      RETURNING w.id, period.p
+    ), hold AS (
+      INSERT INTO credit_holds (id, workspace_id, job_id, amount, period, created_at)
+      SELECT ${holdId}::text, ws.id, ${opts.jobId}::text, ${opts.amount}::int, ws.p, clock_timestamp() AT TIME ZONE 'UTC'
+      FROM ws
+      RETURNING id
+    ), entry AS (
+      INSERT INTO ledger_entries (id, workspace_id, job_id, kind, debit_account, credit_account, amount, created_at)
+      SELECT ${newId('led')}::text, ws.id, ${opts.jobId}::text, 'reserve'::"LedgerEntryKind", 'available'::"LedgerAccount",
+             'reserved'::"LedgerAccount", ${opts.amount}::int, clock_timestamp() AT TIME ZONE 'UTC'
+      FROM ws WHERE ${opts.amount}::int > 0
+    )
+    SELECT (SELECT count(*) FROM hold)::int AS held`
+  if (rows[0]?.held === 1) return { ok: true, holdId }
+  return explainRefusal(sql, { ...opts, holdId, now })
 }
 
 /**
- * Posts a job's hold for what it used (never more than held) and releases the rest. A second call finds the hold
- * already posted and does nothing, so a retried stage or a worker that died mid-settlement never double-charges.
+ * The reservation matched no row. Says why, for the error message only: the decision was already taken by the
+ * UPDATE above, and a concurrent change can at worst make this name the other of the two reasons.
  */
-export async function settleCredits(tx: Tx, opts: { jobId: string; used: number }): Promise<{ posted: number } | null> {
-  assertAmount(opts.used)
-  const hold = await lockPendingHold(tx, opts.jobId)
-  if (!hold) return null
-  const posted = Math.min(opts.used, hold.amount)
-  const released = hold.amount - posted
-  await tx.$executeRaw`
-    UPDATE workspaces SET credits_reserved = credits_reserved - ${hold.amount},
-                          credits_spent = credits_spent + ${posted},
-                          credits_available = credits_available + ${released}
-    WHERE id = ${hold.workspace_id}`
-  await tx.creditHold.update({
-    where: { id: hold.id },
-    data: { status: 'posted', posted, resolvedAt: new Date() },
-  })
-  if (posted > 0) await entry(tx, hold.workspace_id, 'settle', posted, opts.jobId)
-  if (released > 0) await entry(tx, hold.workspace_id, 'release', released, opts.jobId)
-  return { posted }
+async function explainRefusal(
+  sql: Sql,
+  opts: { workspaceId: string; jobId: string; amount: number; holdId: string; now: string | null },
+): Promise<ReserveResult> {
+  const [row] = await sql.$queryRaw<
+    { available: number; cap: number | null; used: number; hold_ws: string | null; hold_amount: number | null }[]
+  >`
+    SELECT w.credits_available AS available, w.spending_cap AS cap,
+           CASE WHEN w.spend_period = date_trunc('month', COALESCE(${opts.now}::timestamptz, now()) AT TIME ZONE 'UTC')::date
+                THEN w.spend_period_used ELSE 0 END AS used,
+           h.workspace_id AS hold_ws, h.amount AS hold_amount
+    FROM workspaces w LEFT JOIN credit_holds h ON h.id = ${opts.holdId}
+    WHERE w.id = ${opts.workspaceId}`
+  if (!row) throw new Error(`workspace ${opts.workspaceId} not found`)
+  if (row.hold_ws !== null) {
+    if (row.hold_ws === opts.workspaceId && row.hold_amount === opts.amount) return { ok: true, holdId: opts.holdId }
+    throw new Error(`job ${opts.jobId} already holds ${row.hold_amount} credits in ${row.hold_ws}`)
+  }
+  if (row.available < opts.amount) return { ok: false, reason: 'insufficient_credits' }
+  if (row.cap !== null && row.used + opts.amount > row.cap) return { ok: false, reason: 'spending_cap' }
+  // Both checks pass now: another transaction changed the balance between the two statements.
+  return { ok: false, reason: 'insufficient_credits' }
 }
 
-/** Releases a whole hold (job failed or cancelled, or its hold expired). Idempotent like settlement. */
+type Resolved = { amount: number; posted: number }
+
+/**
+ * Posts a job's hold for what it used, never more than held, and releases the rest: one statement that flips the
+ * hold from pending to posted and writes the balances and entries only if the flip happened. A retried stage, a
+ * worker that died mid-settlement (its transaction rolled back) or a concurrent settle finds the hold no longer
+ * pending and gets null: a hold is posted at most once, and a unique index on (job, kind) backs that up.
+ */
+export async function settleCredits(sql: Sql, opts: { jobId: string; used: number }): Promise<{ posted: number } | null> {
+  assertAmount(opts.used, 'used')
+  const rows = await sql.$queryRaw<Resolved[]>`
+    WITH h AS (
+      UPDATE credit_holds SET status = 'posted', posted = LEAST(${opts.used}::int, amount),
+                              resolved_at = clock_timestamp() AT TIME ZONE 'UTC'
+      WHERE id = ${holdIdFor(opts.jobId)} AND status = 'pending'
+      RETURNING workspace_id, job_id, amount, posted, period
+    ), ws AS (
+      UPDATE workspaces w SET
+        credits_reserved = w.credits_reserved - h.amount,
+        credits_spent = w.credits_spent + h.posted,
+        credits_available = w.credits_available + (h.amount - h.posted),
+        spend_period_used = w.spend_period_used - CASE WHEN w.spend_period = h.period THEN h.amount - h.posted ELSE 0 END
+      FROM h WHERE w.id = h.workspace_id
+    ), entries AS (
+      INSERT INTO ledger_entries (id, workspace_id, job_id, kind, debit_account, credit_account, amount, created_at)
+      SELECT ${newId('led')}::text, workspace_id, job_id, 'settle'::"LedgerEntryKind", 'reserved'::"LedgerAccount",
+             'spent'::"LedgerAccount", posted, clock_timestamp() AT TIME ZONE 'UTC'
+      FROM h WHERE posted > 0
+      UNION ALL
+      SELECT ${newId('led')}::text, workspace_id, job_id, 'release'::"LedgerEntryKind", 'reserved'::"LedgerAccount",
+             'available'::"LedgerAccount", amount - posted, clock_timestamp() AT TIME ZONE 'UTC'
+      FROM h WHERE amount > posted
+    )
+    SELECT amount, posted FROM h`
+  const hold = rows[0]
+  return hold ? { posted: hold.posted } : null
+}
+
+/**
+ * Releases a whole hold: `void` when its job failed or was cancelled, `expire` when the sweeper found its job gone.
+ * Idempotent like settlement; a hold that was already posted, voided or expired is left alone (null).
+ */
 export async function voidCredits(
-  tx: Tx,
+  sql: Sql,
   opts: { jobId: string; reason?: 'void' | 'expire' },
 ): Promise<{ released: number } | null> {
-  const hold = await lockPendingHold(tx, opts.jobId)
-  if (!hold) return null
   const kind = opts.reason ?? 'void'
-  await tx.$executeRaw`
-    UPDATE workspaces SET credits_reserved = credits_reserved - ${hold.amount},
-                          credits_available = credits_available + ${hold.amount}
-    WHERE id = ${hold.workspace_id}`
-  await tx.creditHold.update({
-    where: { id: hold.id },
-    data: { status: kind === 'void' ? 'voided' : 'expired', posted: 0, resolvedAt: new Date() },
-  })
-  await entry(tx, hold.workspace_id, kind, hold.amount, opts.jobId)
-  return { released: hold.amount }
+  const status = kind === 'void' ? 'voided' : 'expired'
+  const rows = await sql.$queryRaw<Resolved[]>`
+    WITH h AS (
+      UPDATE credit_holds SET status = ${status}::"HoldStatus", posted = 0,
+                              resolved_at = clock_timestamp() AT TIME ZONE 'UTC'
+      WHERE id = ${holdIdFor(opts.jobId)} AND status = 'pending'
+      RETURNING workspace_id, job_id, amount, period
+    ), ws AS (
+      UPDATE workspaces w SET
+        credits_reserved = w.credits_reserved - h.amount,
+        credits_available = w.credits_available + h.amount,
+        spend_period_used = w.spend_period_used - CASE WHEN w.spend_period = h.period THEN h.amount ELSE 0 END
+      FROM h WHERE w.id = h.workspace_id
+    ), entry AS (
+      INSERT INTO ledger_entries (id, workspace_id, job_id, kind, debit_account, credit_account, amount, created_at)
+      SELECT ${newId('led')}::text, workspace_id, job_id, ${kind}::"LedgerEntryKind", 'reserved'::"LedgerAccount",
+             'available'::"LedgerAccount", amount, clock_timestamp() AT TIME ZONE 'UTC'
+      FROM h WHERE amount > 0
+    )
+    SELECT amount, 0 AS posted FROM h`
+  const hold = rows[0]
+  return hold ? { released: hold.amount } : null
 }
 
-export async function grantCredits(tx: Tx, opts: { workspaceId: string; amount: number }): Promise<Balance> {
+/** Adds credits to a workspace (issuance -> available) and returns the new balance. */
+export async function grantCredits(sql: Sql, opts: { workspaceId: string; amount: number }): Promise<Balance> {
   assertAmount(opts.amount)
-  await tx.$executeRaw`
-    UPDATE workspaces SET credits_available = credits_available + ${opts.amount} WHERE id = ${opts.workspaceId}`
-  await entry(tx, opts.workspaceId, 'grant', opts.amount, null)
-  return getBalance(tx, opts.workspaceId)
+  const rows = await sql.$queryRaw<BalanceRow[]>`
+    WITH ws AS (
+      UPDATE workspaces SET credits_available = credits_available + ${opts.amount}::int
+      WHERE id = ${opts.workspaceId}
+      RETURNING id, credits_available, credits_reserved, credits_spent, spending_cap
+    ), entry AS (
+      INSERT INTO ledger_entries (id, workspace_id, job_id, kind, debit_account, credit_account, amount, created_at)
+      SELECT ${newId('led')}::text, ws.id, NULL, 'grant'::"LedgerEntryKind", 'issuance'::"LedgerAccount",
+             'available'::"LedgerAccount", ${opts.amount}::int, clock_timestamp() AT TIME ZONE 'UTC'
+      FROM ws WHERE ${opts.amount}::int > 0
+    )
+    SELECT * FROM ws`
+  if (!rows[0]) throw new Error(`workspace ${opts.workspaceId} not found`)
+  return toBalance(rows[0])
 }
 
-export async function getBalance(tx: Pick<Tx, 'workspace'>, workspaceId: string): Promise<Balance> {
-  const ws = await tx.workspace.findUniqueOrThrow({ where: { id: workspaceId } })
-  return {
-    available: ws.creditsAvailable,
-    reserved: ws.creditsReserved,
-    spent: ws.creditsSpent,
-    spending_cap: ws.spendingCap,
-  }
+type BalanceRow = {
+  credits_available: number
+  credits_reserved: number
+  credits_spent: number
+  spending_cap: number | null
 }
 
-function startOfUtcMonth(d: Date): Date {
-  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1))
+const toBalance = (r: BalanceRow): Balance => ({
+  available: r.credits_available,
+  reserved: r.credits_reserved,
+  spent: r.credits_spent,
+  spending_cap: r.spending_cap,
+})
+
+export async function getBalance(sql: Sql, workspaceId: string): Promise<Balance> {
+  const rows = await sql.$queryRaw<BalanceRow[]>`
+    SELECT credits_available, credits_reserved, credits_spent, spending_cap FROM workspaces WHERE id = ${workspaceId}`
+  if (!rows[0]) throw new Error(`workspace ${workspaceId} not found`)
+  return toBalance(rows[0])
 }

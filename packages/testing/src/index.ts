@@ -9,3 +9,5 @@ export { generateLocalhostCert } from './self-signed-cert.fixture.ts';
 export type { SelfSignedCert } from './self-signed-cert.fixture.ts';
 export { waitFor } from './wait-for.util.ts';
 export type { WaitForOptions } from './wait-for.util.ts';
+export { startS3Server } from './s3-server.fixture.ts';
+export type { S3TestServer } from './s3-server.fixture.ts';

@@ -28,6 +28,14 @@ const ERRORS: Record<DomainErrorCode, { status: number; code?: string; envelope:
   JOB_NOT_CANCELLABLE: { status: 409, envelope: 'flat' },
   MALFORMED_REQUEST: { status: 400, envelope: 'flat' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, envelope: 'flat' },
+  UNKNOWN_PARAMETER: { status: 400, envelope: 'flat' },
+  TOO_MANY_FILES: { status: 400, envelope: 'flat' },
+  TOO_MANY_FIELDS: { status: 400, envelope: 'flat' },
+  FIELDS_TOO_LARGE: { status: 400, envelope: 'flat' },
+  UNKNOWN_BUCKET: { status: 400, envelope: 'flat' },
+  OBJECT_NOT_FOUND: { status: 404, envelope: 'flat' },
+  BUCKET_UNAVAILABLE: { status: 502, envelope: 'flat' },
+  DOCUMENT_NOT_IN_REVIEW: { status: 409, envelope: 'flat' },
 }
 
 export function errorResponse(err: DomainError): { status: number; body: Record<string, unknown> } {

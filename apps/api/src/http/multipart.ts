@@ -1,52 +1,265 @@
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs'
 import { rm } from 'node:fs/promises'
-import { mkdirSync } from 'node:fs'
 import path from 'node:path'
-import { koaBody } from 'koa-body'
-import type { File } from 'formidable'
-import type { Middleware } from 'koa'
-import { PLATFORM_MAX_FILE_MB } from '@quire/domain'
+import formidable, { type File, type Part } from 'formidable'
+import type { Context, Middleware } from 'koa'
+import { DomainError, isDomainError, PLATFORM_MAX_FILE_MB } from '@quire/domain'
 import type { UploadedFile } from '@quire/core'
+import { fromBodyError, type BodyLimits } from './body-errors.ts'
+import { closeAfterResponse } from './connection.ts'
 import type { AppDeps } from './context.ts'
+import { describeNames, SUBMIT_PARAMETERS, unknownParameters, type SubmitParameters } from './submit-parameters.ts'
 
 const MB = 1024 * 1024
 
+/** Text fields per request: the forms take at most eight names; repeats are allowed, thousands are not. */
+export const MAX_FIELDS = 200
+/** All text fields of a request together (Form A `metadata` is the only long one). */
+export const MAX_FIELDS_BYTES = 2 * MB
+/** The header block of one part (Content-Disposition with its file name, Content-Type, ...). */
+export const MAX_PART_HEADER_BYTES = 16 * 1024
+
+export type MultipartOptions = {
+  uploadDir: string
+  /** Per file, not per request: a part is cut off (413 FILE_TOO_LARGE) as soon as it passes this many bytes. */
+  maxFileBytes: number
+  /** File parts per request (400 TOO_MANY_FILES). */
+  maxFiles: number
+  maxFields?: number
+  maxFieldsBytes?: number
+  /** The names the request may carry; any other is 400 UNKNOWN_PARAMETER. Undefined or null: any name. */
+  parameters?: (ctx: Context) => SubmitParameters | null | undefined
+}
+
+type TempFile = { path: string; stream: WriteStream }
+type Parsed = { fields: Record<string, string[]>; files: Record<string, File[]>; textNames: string[]; fileNames: string[] }
+
 /**
- * Streams multipart parts to temporary files (never whole into memory) with the platform limits, and removes every
- * temporary file the request created once the response is decided — moved files are gone already, partial ones
- * from an aborted upload are not left behind.
+ * POST /v1/jobs bodies: multipart/form-data, each file part streamed to its own temporary file under
+ * QUIRE_UPLOAD_DIR (never whole in memory), with the platform limits of the spec: 100 MB per file, enforced while the
+ * part streams, QUIRE_MAX_FILES_PER_REQUEST files. Parameters the key's form does not accept are rejected.
  */
 export function multipartBody(deps: AppDeps): Middleware {
-  const uploadDir = path.resolve(deps.config.uploadDir)
+  return multipartMiddleware({
+    uploadDir: deps.config.uploadDir,
+    maxFileBytes: PLATFORM_MAX_FILE_MB * MB,
+    maxFiles: deps.config.maxFilesPerRequest,
+    parameters: (ctx) => {
+      const form = (ctx.state as { principal?: { apiForm?: string } }).principal?.apiForm
+      return form === 'A' || form === 'B' ? SUBMIT_PARAMETERS[form] : null
+    },
+  })
+}
+
+/**
+ * The multipart parser behind {@link multipartBody}. On success `ctx.request.body` holds the text fields and
+ * `ctx.request.files` the files (a name sent once is a single value, as koa-body gives it; use fieldsOf / filesOf).
+ *
+ * Every failure is a flat 4xx with a stable code (see README, "Bad input"). Whatever happens, every temporary file
+ * the request created is closed and removed before the response is sent — files moved to blob storage by the route
+ * are gone already — and a response decided while the client is still sending closes the connection cleanly
+ * (closeAfterResponse) instead of reading the rest of a rejected upload.
+ */
+export function multipartMiddleware(opts: MultipartOptions): Middleware {
+  const uploadDir = path.resolve(opts.uploadDir)
   mkdirSync(uploadDir, { recursive: true })
-  const maxFileSize = PLATFORM_MAX_FILE_MB * MB
+  const limits: BodyLimits = {
+    maxFileMb: Math.round((opts.maxFileBytes / MB) * 100) / 100,
+    maxFiles: opts.maxFiles,
+    maxFields: opts.maxFields ?? MAX_FIELDS,
+    maxFieldsBytes: opts.maxFieldsBytes ?? MAX_FIELDS_BYTES,
+  }
   return async (ctx, next) => {
-    const temps: string[] = []
-    const parse = koaBody({
-      multipart: true,
-      urlencoded: false,
-      text: false,
-      json: true,
-      jsonLimit: '1mb',
-      formidable: {
-        uploadDir,
-        maxFileSize,
-        maxTotalFileSize: maxFileSize * deps.config.maxFilesPerRequest,
-        maxFiles: deps.config.maxFilesPerRequest,
-        maxFields: 200,
-        maxFieldsSize: 2 * MB,
-        allowEmptyFiles: true,
-        minFileSize: 0,
-        onFileBegin: (_name: string, file: File) => {
-          temps.push(file.filepath)
-        },
-      },
-    })
+    if (!ctx.is('multipart/form-data')) throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'send files as multipart/form-data')
+    const temps: TempFile[] = []
     try {
-      await parse(ctx, next)
+      let parsed: Parsed
+      try {
+        parsed = await parseMultipart(ctx, uploadDir, opts, limits, temps)
+      } catch (err) {
+        // Stop reading the rest of a rejected body; closeAfterResponse decides what happens to it.
+        if (!ctx.req.complete) ctx.req.pause()
+        throw isDomainError(err) ? err : (fromBodyError(err, limits) ?? err)
+      }
+      const accepted = opts.parameters?.(ctx)
+      if (accepted) {
+        const unknown = unknownParameters(accepted, {
+          text: parsed.textNames,
+          files: parsed.fileNames,
+          query: Object.keys(ctx.query),
+        })
+        if (unknown.length > 0) {
+          const allowed = [`${accepted.fileField} (file parts)`, ...accepted.text].join(', ')
+          throw new DomainError(
+            'UNKNOWN_PARAMETER',
+            `unknown parameter${unknown.length > 1 ? 's' : ''} ${describeNames(unknown)}; this endpoint accepts ${allowed}` +
+              (accepted.query.length ? ' (text parameters also in the query string)' : ' (as form fields, not in the query string)'),
+            { parameters: unknown.slice(0, 50) },
+          )
+        }
+      }
+      ctx.request.body = singleOrArray(parsed.fields)
+      ctx.request.files = singleOrArray(parsed.files)
+      await next()
     } finally {
-      await Promise.all(temps.map((t) => rm(t, { force: true })))
+      await removeTempFiles(temps)
+      closeAfterResponse(ctx)
     }
   }
+}
+
+function parseMultipart(ctx: Context, uploadDir: string, opts: MultipartOptions, limits: BodyLimits, temps: TempFile[]): Promise<Parsed> {
+  const req = ctx.req
+  const form = formidable({
+    uploadDir,
+    // Our own per-part byte count (below) fires first; these are formidable's backstops.
+    maxFileSize: opts.maxFileBytes,
+    maxTotalFileSize: opts.maxFileBytes * opts.maxFiles,
+    maxFiles: opts.maxFiles,
+    maxFields: limits.maxFields,
+    maxFieldsSize: limits.maxFieldsBytes,
+    allowEmptyFiles: true, // an empty `files` part is the route's 400 MISSING_FILE
+    minFileSize: 0,
+    keepExtensions: false, // temporary names are random; nothing the client sent reaches a path
+    // Our own write streams, so that every temporary file can be closed, awaited and removed, even a half-written one.
+    fileWriteStreamHandler: (file) => {
+      const filepath = (file as unknown as { filepath: string }).filepath
+      const stream = createWriteStream(filepath, { flags: 'wx' })
+      temps.push({ path: filepath, stream })
+      return stream
+    },
+  })
+  const internal = form as unknown as { _error(err: unknown): void; error: unknown; _parser?: unknown }
+  const fail = (err: DomainError) => {
+    if (internal.error) return
+    internal._error(err)
+    req.pause()
+  }
+  guardPartHeaders(form, internal, fail)
+
+  const textNames: string[] = []
+  const fileNames: string[] = []
+  let fileParts = 0
+  const handle = form._handlePart.bind(form) as (part: Part) => Promise<void> | void
+  form.onPart = ((part: Part) => {
+    if (internal.error) return undefined
+    if (!part.name) {
+      fail(new DomainError('MALFORMED_REQUEST', 'a multipart part has no name (Content-Disposition: form-data; name="...")'))
+      return undefined
+    }
+    const starName = extendedFileName((part as Part & { headers?: Record<string, string> }).headers?.['content-disposition'])
+    if (starName !== null) part.originalFilename = starName
+    if (!isFilePart(part)) {
+      part.mimetype = null // a text field, even when it declares text/plain
+      textNames.push(part.name)
+      return handle(part)
+    }
+    part.mimetype ||= 'application/octet-stream'
+    fileParts += 1
+    fileNames.push(part.name)
+    if (fileParts > opts.maxFiles) {
+      fail(new DomainError('TOO_MANY_FILES', `at most ${opts.maxFiles} files per request`, { max_files: opts.maxFiles }))
+      return undefined
+    }
+    // Registered before formidable's own listener, so the chunk that crosses the limit is never written.
+    let bytes = 0
+    part.on('data', (chunk: Buffer) => {
+      bytes += chunk.length
+      if (bytes > opts.maxFileBytes) {
+        fail(
+          new DomainError('FILE_TOO_LARGE', `a file exceeds the upload limit of ${limits.maxFileMb} MB per file`, {
+            max_file_mb: limits.maxFileMb,
+          }),
+        )
+      }
+    })
+    const accepted = opts.parameters?.(ctx)
+    if (accepted && part.name !== accepted.fileField) return undefined // counted and size-checked, never stored
+    return handle(part)
+  }) as typeof form.onPart
+
+  return form.parse(req).then(([fields, files]) => ({
+    fields: fields as Record<string, string[]>,
+    files: files as Record<string, File[]>,
+    textNames,
+    fileNames,
+  }))
+}
+
+/**
+ * formidable accumulates a part's header lines in memory without a bound; a part whose headers never end would grow
+ * one string until the process runs out of memory. Count them on the multipart parser it creates.
+ */
+function guardPartHeaders(form: ReturnType<typeof formidable>, internal: { _parser?: unknown }, fail: (err: DomainError) => void) {
+  let hooked = false
+  form.on('plugin' as never, () => {
+    const parser = internal._parser as { on?: (ev: string, fn: (e: { name: string; start?: number; end?: number }) => void) => void } | undefined
+    if (hooked || !parser || typeof parser.on !== 'function') return
+    hooked = true
+    let headerBytes = 0
+    parser.on('data', ({ name, start, end }) => {
+      if (name === 'partBegin') headerBytes = 0
+      else if (name === 'headerField' || name === 'headerValue') {
+        headerBytes += (end ?? 0) - (start ?? 0)
+        if (headerBytes > MAX_PART_HEADER_BYTES) {
+          fail(new DomainError('MALFORMED_REQUEST', `the headers of a multipart part exceed ${MAX_PART_HEADER_BYTES / 1024} kB`))
+        }
+      }
+    })
+  })
+}
+
+/** A part is a file when it names a file, or declares a content type other than text/plain (RFC 7578 §4.4). */
+function isFilePart(part: Part): boolean {
+  if (part.originalFilename !== null && part.originalFilename !== undefined) return true
+  const type = (part.mimetype ?? '').trim().toLowerCase()
+  return type !== '' && !type.startsWith('text/plain')
+}
+
+/** RFC 5987/6266 `filename*=charset'lang'pct-encoded`, preferred over `filename=` when present; null otherwise. */
+export function extendedFileName(disposition: string | undefined): string | null {
+  if (!disposition) return null
+  const m = /(?:^|;)\s*filename\*\s*=\s*([^;]*)/i.exec(disposition)
+  if (!m) return null
+  const value = m[1]!.trim().replace(/^"(.*)"$/, '$1')
+  const parts = /^([^']*)'[^']*'(.*)$/.exec(value)
+  const charset = (parts?.[1] ?? 'utf-8').toLowerCase()
+  const encoded = parts ? parts[2]! : value
+  const bytes: number[] = []
+  for (let i = 0; i < encoded.length; i++) {
+    const c = encoded[i]!
+    if (c === '%' && /^[0-9a-fA-F]{2}$/.test(encoded.slice(i + 1, i + 3))) {
+      bytes.push(parseInt(encoded.slice(i + 1, i + 3), 16))
+      i += 2
+    } else {
+      bytes.push(...Buffer.from(c, 'utf8'))
+    }
+  }
+  return Buffer.from(bytes).toString(charset === 'iso-8859-1' || charset === 'latin1' ? 'latin1' : 'utf8')
+}
+
+/** Closes every temporary write stream (waiting for a pending open, so no file appears afterwards) and removes it. */
+async function removeTempFiles(temps: TempFile[]): Promise<void> {
+  await Promise.all(
+    temps.map(async ({ path: p, stream }) => {
+      if (!stream.closed) {
+        const closed = new Promise<void>((resolve) => stream.once('close', () => resolve()))
+        stream.on('error', () => {})
+        stream.destroy()
+        await closed
+      }
+      await rm(p, { force: true }).catch(() => {})
+    }),
+  )
+}
+
+function singleOrArray<T>(record: Record<string, T[]>): Record<string, T | T[]> {
+  const out: Record<string, T | T[]> = {}
+  for (const key of Object.keys(record)) {
+    const v = record[key]
+    if (v !== undefined) out[key] = v.length === 1 ? v[0]! : v
+  }
+  return out
 }
 
 /** koa-body gives a single File or an array; callers always get an array. */
@@ -61,10 +274,20 @@ export const toUploaded = (f: File): UploadedFile => ({
   sizeBytes: f.size,
 })
 
-/** Keeps the last path segment and drops control characters, so a name can be echoed safely. */
+const CONTROL_OR_BIDI = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+
+/**
+ * A client-sent file name made safe to store and echo: the last path segment only (`../../etc/passwd` → `passwd`,
+ * `C:\x\y.pdf` → `y.pdf`), without control or bidi-override characters, at most 255 characters (never cutting one
+ * in half), and `upload` when nothing is left. Names never reach the file system: temporary files and blobs have
+ * generated names.
+ */
 export function sanitiseFileName(raw: string): string {
   const base = raw.split(/[\\/]/).pop() ?? ''
-  return base.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255) || 'upload'
+  const clean = base.replace(CONTROL_OR_BIDI, '').replace(LONE_SURROGATE, '\uFFFD').trim()
+  const short = Array.from(clean).slice(0, 255).join('')
+  return short === '' || short === '.' || short === '..' ? 'upload' : short
 }
 
 /** Text fields as one record of strings (a repeated field keeps its first value). */

@@ -14,6 +14,7 @@ export type EventType =
   | 'job.finished'
   | 'document.extracted'
   | 'document.review_required'
+  | 'document.reviewed'
   | 'pipeline.deployed'
 
 export type EventInput = {

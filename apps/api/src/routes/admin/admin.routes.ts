@@ -5,15 +5,15 @@ import type { AppDeps } from '../../http/context.ts'
 import { parseInput } from '../../http/validate.ts'
 import { adminAuth } from '../../middleware/authenticate.ts'
 
-const CreateWorkspace = z.object({
+export const CreateWorkspace = z.object({
   name: z.string().min(1).max(200),
   api_form: z.enum(['A', 'B']),
   credits: z.number().int().min(0).optional(),
   spending_cap: z.number().int().min(0).nullable().optional(),
 })
-const CreateKey = z.object({ scopes: z.array(z.string()).min(1), pipeline_id: z.string().min(1).optional() })
-const Grant = z.object({ amount: z.number().int().min(1) })
-const PatchWorkspace = z.object({
+export const CreateKey = z.object({ scopes: z.array(z.string()).min(1), pipeline_id: z.string().min(1).optional() })
+export const Grant = z.object({ amount: z.number().int().min(1) })
+export const PatchWorkspace = z.object({
   spending_cap: z.number().int().min(0).nullable().optional(),
   default_pipeline_id: z.string().min(1).nullable().optional(),
 })

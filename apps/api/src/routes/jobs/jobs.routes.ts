@@ -1,16 +1,19 @@
 import Router from '@koa/router'
 import { cancelJob, getJob, listJobs } from '@quire/core'
-import { JOB_STATUSES } from '@quire/domain'
+import { DomainError, JOB_STATUSES } from '@quire/domain'
 import { parseInclude, presentFormAJob, presentFormBJob } from '@quire/forms'
 import { z } from 'zod'
 import type { AppDeps, AppState, Ctx } from '../../http/context.ts'
+import { jsonBody } from '../../http/json-body.ts'
 import { multipartBody } from '../../http/multipart.ts'
 import { first, parseInput } from '../../http/validate.ts'
 import { requireScope } from '../../middleware/authenticate.ts'
+import { createBucketSources } from '@quire/storage'
 import { submitFormA } from './submit-form-a.ts'
+import { submitFormAJson } from './submit-form-a-json.ts'
 import { submitFormB } from './submit-form-b.ts'
 
-const ListQuery = z.object({
+export const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(25),
   cursor: z.string().min(1).optional(),
   status: z
@@ -32,14 +35,20 @@ export function jobRoutes(deps: AppDeps): Router<AppState> {
       ? presentFormAJob(job)
       : presentFormBJob(job, parseInclude(first(ctx.query.include)))
 
-  router.post('/v1/jobs', requireScope('jobs:write'), multipartBody(deps), async (ctx) => {
+  const multipart = multipartBody(deps)
+  const json = jsonBody()
+  const buckets = createBucketSources(deps.config.buckets)
+  // Form A also takes application/json referencing objects in connected buckets; everything else is multipart.
+  router.post('/v1/jobs', requireScope('jobs:write'), async (ctx) => {
+    const formA = ctx.state.principal.apiForm === 'A'
+    if (formA && ctx.is('application/json')) return json(ctx, () => submitFormAJson(ctx as Ctx, deps, buckets))
     if (!ctx.is('multipart/form-data')) {
-      ctx.status = 415
-      ctx.body = { error: 'UNSUPPORTED_MEDIA_TYPE', message: 'send files as multipart/form-data', timestamp: new Date().toISOString() }
-      return
+      throw new DomainError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        formA ? 'send files as multipart/form-data, or application/json referencing objects in a connected bucket' : 'send files as multipart/form-data',
+      )
     }
-    if (ctx.state.principal.apiForm === 'A') await submitFormA(ctx as Ctx, deps)
-    else await submitFormB(ctx as Ctx, deps)
+    return multipart(ctx, () => (formA ? submitFormA(ctx as Ctx, deps) : submitFormB(ctx as Ctx, deps)))
   })
 
   router.get('/v1/jobs', requireScope('jobs:read'), async (ctx) => {

@@ -1,4 +1,4 @@
-import { createJob, discardUploads, getJob, inspectFile, resolvePipeline } from '@quire/core'
+import { createJob, discardUploads, getJob, inspectFile, resolvePipeline, type InspectedFile } from '@quire/core'
 import { DomainError } from '@quire/domain'
 import { parseFormAVersion, presentFormAJobCreated } from '@quire/forms'
 import { z } from 'zod'
@@ -25,8 +25,14 @@ export function parseMetadata(raw: string | undefined): Record<string, string> |
   } catch {
     throw new DomainError('INVALID_METADATA', 'metadata must be a JSON object')
   }
-  const r = Metadata.safeParse(parsed)
-  if (!r.success || Array.isArray(parsed)) {
+  return checkMetadata(parsed)
+}
+
+/** An already-parsed metadata value (the JSON request): an object of up to 20 string values. */
+export function checkMetadata(value: unknown): Record<string, string> | null {
+  if (value === undefined || value === null) return null
+  const r = Metadata.safeParse(value)
+  if (!r.success || Array.isArray(value)) {
     throw new DomainError('INVALID_METADATA', 'metadata must be a JSON object of string values')
   }
   if (Object.keys(r.data).length > 20) throw new DomainError('INVALID_METADATA', 'metadata holds at most 20 pairs')
@@ -48,38 +54,49 @@ export async function submitFormA(ctx: Ctx, deps: AppDeps) {
     })
     const metadata = parseMetadata(fields.metadata)
     if (files.length === 0) throw new DomainError('MISSING_PART', 'no `file` part in the request')
-    let version: number | null = null
-    if (fields.version !== undefined) {
-      version = parseFormAVersion(fields.version)
-      if (version === null) throw new DomainError('INVALID_PARAMETER', 'version must look like v<number>')
-    }
-    const pipeline = await resolvePipeline({
-      db: deps.db,
-      workspaceId: principal.workspaceId,
-      requestedPipelineId: fields.pipeline_id,
-      version,
-      allowDraftVersion: false,
-    })
+    const pipeline = await resolveFormAPipeline(deps, principal.workspaceId, fields.pipeline_id, fields.version)
     const inspected = []
     for (const f of files) inspected.push(await inspectFile(toUploaded(f), pipeline.definition))
-    const { jobId } = await createJob({
-      db: deps.db,
-      blobs: deps.blobs,
-      workspaceId: principal.workspaceId,
-      pipeline,
-      files: inspected,
-      options: {
-        priority: 'standard',
-        executionMode: 'async',
-        environment: fields.run_kind === 'test' ? 'test' : 'production',
-        sourceTag: fields.source_tag ?? null,
-        metadata,
-      },
-    })
-    deps.kickRelay()
-    ctx.status = 202
-    ctx.body = presentFormAJobCreated(await getJob({ db: deps.db, workspaceId: principal.workspaceId, jobId }))
+    await createFormAJob(ctx, deps, pipeline, inspected, { ...fields, metadata })
   } finally {
     await discardUploads(files.map(toUploaded))
   }
+}
+
+/** Form A `pipeline_id` and optional `version` ("v<n>") to a published pipeline version. */
+export async function resolveFormAPipeline(deps: AppDeps, workspaceId: string, pipelineId: string, rawVersion: string | undefined) {
+  let version: number | null = null
+  if (rawVersion !== undefined) {
+    version = parseFormAVersion(rawVersion)
+    if (version === null) throw new DomainError('INVALID_PARAMETER', 'version must look like v<number>')
+  }
+  return resolvePipeline({ db: deps.db, workspaceId, requestedPipelineId: pipelineId, version, allowDraftVersion: false })
+}
+
+/** One job for every inspected file of a Form A request (multipart or bucket reference), answered 202. */
+export async function createFormAJob(
+  ctx: Ctx,
+  deps: AppDeps,
+  pipeline: Awaited<ReturnType<typeof resolvePipeline>>,
+  files: InspectedFile[],
+  fields: { source_tag?: string; metadata: Record<string, string> | null; run_kind: 'prod' | 'test' },
+) {
+  const workspaceId = ctx.state.principal.workspaceId
+  const { jobId } = await createJob({
+    db: deps.db,
+    blobs: deps.blobs,
+    workspaceId,
+    pipeline,
+    files,
+    options: {
+      priority: 'standard',
+      executionMode: 'async',
+      environment: fields.run_kind === 'test' ? 'test' : 'production',
+      sourceTag: fields.source_tag ?? null,
+      metadata: fields.metadata,
+    },
+  })
+  deps.kickRelay()
+  ctx.status = 202
+  ctx.body = presentFormAJobCreated(await getJob({ db: deps.db, workspaceId, jobId }))
 }

@@ -7,8 +7,8 @@ import type { AppDeps, AppState } from '../../http/context.ts'
 import { PageQuery, parseInput, first } from '../../http/validate.ts'
 import { requireScope } from '../../middleware/authenticate.ts'
 
-const CreatePipeline = z.object({ name: z.string().min(1).max(200), definition: z.unknown().optional() })
-const CreateVersion = z.object({ definition: z.unknown().optional() })
+export const CreatePipeline = z.object({ name: z.string().min(1).max(200), definition: z.unknown().optional() })
+export const CreateVersion = z.object({ definition: z.unknown().optional() })
 
 export function pipelineRoutes(deps: AppDeps): Router<AppState> {
   const router = new Router<AppState>()

@@ -15,7 +15,8 @@ import { first, PageQuery, parseInput } from '../../http/validate.ts'
 import { requireScope } from '../../middleware/authenticate.ts'
 import { parseFormAWebhook, parseFormBWebhook } from './webhook-requests.ts'
 
-const PatchWebhook = z.object({ status: z.enum(['active']) })
+export const PatchWebhook = z.object({ status: z.enum(['active']) })
+export const DeliveriesQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(25) })
 
 export function webhookRoutes(deps: AppDeps): Router<AppState> {
   const router = new Router<AppState>()
@@ -48,7 +49,7 @@ export function webhookRoutes(deps: AppDeps): Router<AppState> {
     ctx.body = present(ctx, w, true)
   })
   router.get('/v1/webhooks/:id/deliveries', read, async (ctx) => {
-    const limit = parseInput(z.coerce.number().int().min(1).max(100).default(25), first(ctx.query.limit))
+    const { limit } = parseInput(DeliveriesQuery, { limit: first(ctx.query.limit) })
     ctx.body = { data: await listDeliveries({ db: deps.db, workspaceId: ws(ctx), webhookId: ctx.params.id!, limit }) }
   })
   return router

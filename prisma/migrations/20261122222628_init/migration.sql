@@ -11,6 +11,12 @@ CREATE TYPE "StageRunStatus" AS ENUM ('running', 'completed', 'failed', 'skipped
 CREATE TYPE "HoldStatus" AS ENUM ('pending', 'posted', 'voided', 'expired');
 
 -- CreateEnum
+CREATE TYPE "LedgerAccount" AS ENUM ('issuance', 'available', 'reserved', 'spent');
+
+-- CreateEnum
+CREATE TYPE "LedgerEntryKind" AS ENUM ('grant', 'reserve', 'settle', 'release', 'void', 'expire');
+
+-- CreateEnum
 CREATE TYPE "WebhookStatus" AS ENUM ('active', 'failing');
 
 -- CreateEnum
@@ -26,6 +32,8 @@ CREATE TABLE "workspaces" (
     "credits_available" INTEGER NOT NULL DEFAULT 0,
     "credits_reserved" INTEGER NOT NULL DEFAULT 0,
     "credits_spent" INTEGER NOT NULL DEFAULT 0,
+    "spend_period" DATE,
+    "spend_period_used" INTEGER NOT NULL DEFAULT 0,
     "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "workspaces_pkey" PRIMARY KEY ("id")
@@ -167,6 +175,7 @@ CREATE TABLE "credit_holds" (
     "amount" INTEGER NOT NULL,
     "status" "HoldStatus" NOT NULL DEFAULT 'pending',
     "posted" INTEGER,
+    "period" DATE NOT NULL,
     "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "resolved_at" TIMESTAMP(3),
 
@@ -178,7 +187,9 @@ CREATE TABLE "ledger_entries" (
     "id" TEXT NOT NULL,
     "workspace_id" TEXT NOT NULL,
     "job_id" TEXT,
-    "kind" TEXT NOT NULL,
+    "kind" "LedgerEntryKind" NOT NULL,
+    "debit_account" "LedgerAccount" NOT NULL,
+    "credit_account" "LedgerAccount" NOT NULL,
     "amount" INTEGER NOT NULL,
     "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
@@ -311,7 +322,13 @@ CREATE UNIQUE INDEX "credit_holds_job_id_key" ON "credit_holds"("job_id");
 CREATE INDEX "credit_holds_workspace_id_status_idx" ON "credit_holds"("workspace_id", "status");
 
 -- CreateIndex
-CREATE INDEX "ledger_entries_workspace_id_created_at_idx" ON "ledger_entries"("workspace_id", "created_at");
+CREATE INDEX "credit_holds_status_created_at_idx" ON "credit_holds"("status", "created_at");
+
+-- CreateIndex
+CREATE INDEX "ledger_entries_workspace_id_created_at_id_idx" ON "ledger_entries"("workspace_id", "created_at" DESC, "id" DESC);
+
+-- CreateIndex
+CREATE UNIQUE INDEX "ledger_entries_job_id_kind_key" ON "ledger_entries"("job_id", "kind");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "webhooks_workspace_id_name_key" ON "webhooks"("workspace_id", "name");

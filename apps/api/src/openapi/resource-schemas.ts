@@ -1,0 +1,100 @@
+import { CursorPage, ExtractedData, Timestamp } from '@quire/forms'
+import { z } from 'zod'
+
+/**
+ * Response schemas of the endpoints whose bodies come straight from a use-case rather than a form presenter
+ * (documents, credits, deliveries, admin). The black-box test validates real responses against them.
+ */
+
+export const Document = z
+  .object({
+    id: z.string(),
+    status: z.string().describe('Lifecycle status, e.g. `processing`, `completed`, `in_review`, `split`.'),
+    job_id: z.string(),
+    parent_id: z.string().nullable().describe('The document this one was split from.'),
+    children: z.array(z.string()).describe('Documents split from this one.'),
+    type: z.string().nullable(),
+    schema_id: z.string().nullable(),
+    pages: z.array(z.number().int().min(1)),
+    metadata: z.record(z.string(), z.unknown()),
+    data: ExtractedData,
+    events: z.array(z.object({ type: z.string(), data: z.unknown(), at: Timestamp })).describe('Event history, oldest first.'),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .describe('A document with its lineage, event history and extracted data.')
+
+export const Balance = z
+  .object({
+    available: z.number().int(),
+    reserved: z.number().int().describe('Held by running jobs; settles to the amount used.'),
+    spent: z.number().int(),
+    spending_cap: z.number().int().nullable(),
+  })
+  .describe('Credit balance. `available + reserved + spent` changes only by grants.')
+
+export const Delivery = z
+  .object({
+    id: z.string().describe('Delivery id, as sent to the receiver; stable across retries.'),
+    event: z.string(),
+    status: z.enum(['pending', 'succeeded', 'failed', 'abandoned']),
+    attempts: z.number().int().min(0),
+    next_retry_at: Timestamp.nullable(),
+    created_at: Timestamp,
+    completed_at: Timestamp.nullable(),
+    attempt_log: z.array(
+      z.object({
+        attempt: z.number().int().min(1),
+        response_code: z.number().int().nullable(),
+        error: z.string().nullable(),
+        duration_ms: z.number().int().min(0),
+        at: Timestamp,
+      }),
+    ),
+  })
+  .describe('One webhook delivery and its attempts.')
+
+export const DeliveryList = z.object({ data: z.array(Delivery).describe('Newest first.') })
+
+export const Workspace = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    api_form: z.enum(['A', 'B']),
+    spending_cap: z.number().int().nullable(),
+    default_pipeline_id: z.string().nullable(),
+    credits: z.object({ available: z.number().int(), reserved: z.number().int(), spent: z.number().int() }),
+    created_at: Timestamp,
+  })
+  .describe('A workspace (admin API).')
+
+export const CreatedApiKey = z
+  .object({
+    id: z.string(),
+    key: z.string().describe('The API key; shown once, stored hashed.'),
+    scopes: z.array(z.string()),
+    pipeline_id: z.string().nullable().describe('The pipeline the key is bound to.'),
+  })
+  .describe('A newly issued API key (admin API).')
+
+export const NotificationList = z.object({
+  data: z.array(
+    z.object({ id: z.string(), kind: z.string(), message: z.string(), data: z.unknown(), created_at: Timestamp }),
+  ),
+})
+
+const LedgerAccount = z.enum(['issuance', 'available', 'reserved', 'spent'])
+
+export const LedgerEntry = z
+  .object({
+    id: z.string(),
+    job_id: z.string().nullable(),
+    kind: z.enum(['grant', 'reserve', 'settle', 'release', 'void', 'expire']),
+    amount: z.number().int(),
+    debit_account: LedgerAccount.describe('The account the amount left (double entry).'),
+    credit_account: LedgerAccount.describe('The account the amount entered.'),
+    created_at: Timestamp,
+  })
+  .describe('One credit ledger entry.')
+
+export const LedgerEntryList = z.object({ data: z.array(LedgerEntry).describe('Newest first.'), page: CursorPage })

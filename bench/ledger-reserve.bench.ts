@@ -1,0 +1,103 @@
+// Credit reservations per second on ONE hot workspace under contention: the ledger's reserve (one conditional
+// statement: balance + spending cap, hold row, double-entry row) against a bare
+// `UPDATE ... SET available = available - x WHERE available >= x` loop, same pool, same concurrency, same run.
+// Knobs: BENCH_CONCURRENCY (16), BENCH_SECONDS per variant (5), BENCH_ROUNDS (2, alternating variants).
+import { createPrisma } from '@quire/db'
+import { newId } from '@quire/domain'
+import { grantCredits, reconcileLedger, reserveCredits } from '@quire/ledger'
+
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16)
+const seconds = Number(process.env.BENCH_SECONDS ?? 5)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
+const db = createPrisma(process.env.DATABASE_URL!, { poolMax: concurrency })
+const BIG = 2_000_000_000
+
+async function hotWorkspace(name: string) {
+  const id = newId('ws')
+  // A spending cap set (and never reached) so the reservation evaluates the cap branch too.
+  await db.workspace.create({ data: { id, name, apiForm: 'B', spendingCap: BIG } })
+  await grantCredits(db, { workspaceId: id, amount: BIG })
+  return id
+}
+
+/** Runs `op` from `concurrency` loops for `seconds`; returns operations per second (successful ones only). */
+async function measure(op: () => Promise<boolean>): Promise<number> {
+  const until = Date.now() + seconds * 1000
+  let done = 0
+  const loop = async () => {
+    while (Date.now() < until) if (await op()) done++
+  }
+  const t0 = process.hrtime.bigint()
+  await Promise.all(Array.from({ length: concurrency }, loop))
+  const s = Number(process.hrtime.bigint() - t0) / 1e9
+  return done / s
+}
+
+const bareWs = await hotWorkspace('bench-bare')
+const ledgerWs = await hotWorkspace('bench-ledger')
+const txWs = await hotWorkspace('bench-ledger-tx')
+const jobFirstWs = await hotWorkspace('bench-create-job-reserve-first')
+const jobLastWs = await hotWorkspace('bench-create-job-reserve-last')
+
+/** The rest of a createJob transaction: the job row and its first outbox message. */
+async function jobRows(tx: Parameters<Parameters<typeof db.$transaction>[0]>[0], workspaceId: string, jobId: string) {
+  await tx.job.create({
+    data: { id: jobId, workspaceId, pipelineId: 'parse', pipelineVersion: 1, definition: {}, status: 'queued', pageCount: 1, creditsReserved: 1 },
+  })
+  await tx.outboxMessage.create({ data: { queue: 'bench', name: 'bench', jobKey: jobId, payload: { jobId } } })
+}
+
+class Refused extends Error {}
+
+const variants: Record<string, () => Promise<boolean>> = {
+  'bare UPDATE ... WHERE available >= x': async () =>
+    (await db.$executeRaw`
+      UPDATE workspaces SET credits_available = credits_available - 1 WHERE id = ${bareWs} AND credits_available >= 1`) === 1,
+  'ledger reserveCredits (autocommit)': async () =>
+    (await reserveCredits(db, { workspaceId: ledgerWs, jobId: newId('job'), amount: 1 })).ok,
+  'ledger reserveCredits in a transaction (as createJob)': async () =>
+    (await db.$transaction((tx) => reserveCredits(tx, { workspaceId: txWs, jobId: newId('job'), amount: 1 }))).ok,
+  // Where the reservation sits in createJob's transaction decides how long the hot row stays locked.
+  'createJob-like transaction, reserve first': () =>
+    db.$transaction(async (tx) => {
+      const jobId = newId('job')
+      const r = await reserveCredits(tx, { workspaceId: jobFirstWs, jobId, amount: 1 })
+      if (!r.ok) throw new Refused()
+      await jobRows(tx, jobFirstWs, jobId)
+      return true
+    }),
+  'createJob-like transaction, reserve last': () =>
+    db.$transaction(async (tx) => {
+      const jobId = newId('job')
+      await jobRows(tx, jobLastWs, jobId)
+      const r = await reserveCredits(tx, { workspaceId: jobLastWs, jobId, amount: 1 })
+      if (!r.ok) throw new Refused()
+      return true
+    }),
+}
+
+await measure(variants['bare UPDATE ... WHERE available >= x']!) // warm the pool and the caches
+const best: Record<string, number> = {}
+for (let r = 0; r < rounds; r++) {
+  for (const [name, op] of Object.entries(variants)) best[name] = Math.max(best[name] ?? 0, await measure(op))
+}
+
+const bare = best['bare UPDATE ... WHERE available >= x']!
+console.log(`\nledger reserve on one hot workspace: ${concurrency} concurrent clients, best of ${rounds} × ${seconds} s`)
+for (const [name, ops] of Object.entries(best)) {
+  console.log(`  ${name.padEnd(54)} ${ops.toFixed(0).padStart(7)} /s   ratio to bare ${(ops / bare).toFixed(2)}`)
+}
+
+// The bare loop moved credits without the ledger, so only the ledger's workspaces are expected to reconcile.
+let drift = 0
+let anomalies = 0
+let holds = 0
+for (const ws of [ledgerWs, txWs, jobFirstWs, jobLastWs]) {
+  const report = await reconcileLedger(db, { workspaceId: ws })
+  drift += report.driftCredits
+  anomalies += report.holdAnomalies.length
+  holds += report.holds
+}
+console.log(`  reconcile of the ledger workspaces after the run: drift ${drift} credits, ${anomalies} hold anomalies, ${holds} holds`)
+await db.$disconnect()
+if (drift !== 0 || anomalies !== 0) process.exit(1)

@@ -1,0 +1,35 @@
+import { z } from 'zod'
+
+/**
+ * Wire shapes shared by both forms. Response schemas describe exactly what the presenters return; they are the
+ * source of the OpenAPI document (apps/api/src/openapi), and `presenters.schemas.test.ts` parses real presenter
+ * output with them so the two cannot drift.
+ */
+
+/** RFC 3339 timestamp in UTC, as `Date.toISOString()` writes it. */
+export const Timestamp = z.iso.datetime().describe('RFC 3339 timestamp (UTC).')
+
+/** One extracted field: `{value, confidence}`; a field not found reads `{value: null, confidence: 0}`. */
+export const ExtractedField = z
+  .object({
+    value: z.unknown().describe('Normalised value: dates YYYY-MM-DD, amounts JSON numbers, currencies ISO 4217; null when not found.'),
+    confidence: z.number().min(0).max(1),
+  })
+  .describe('One extracted field.')
+
+export const ExtractedData = z.record(z.string(), ExtractedField).describe('Extracted fields by name.')
+
+export const WebhookStatus = z.enum(['active', 'failing']).describe('`failing` after persistent delivery failure (Form B); re-enable with PATCH.')
+
+/** Cursor page object of `GET /v1/jobs`. */
+export const CursorPage = z.object({
+  next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.'),
+  has_more: z.boolean().describe('`false` on the last page.'),
+})
+
+/** Page object of the page-numbered lists (pipelines, webhooks). */
+export const NumberedPage = z.object({
+  page: z.number().int().min(1),
+  page_size: z.number().int().min(1).max(100),
+  total: z.number().int().min(0).describe('Total number of items across all pages.'),
+})

@@ -1,0 +1,458 @@
+// Bad input, black box: the real API as a separate process, spoken to with fetch and with raw sockets (so that each
+// malformed request is exactly the bytes meant). Every case answers a flat 4xx with a stable code — never a 5xx —
+// leaves nothing in QUIRE_UPLOAD_DIR, and creates no job.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { invoicePdf } from '../fixtures/make-fixtures.ts'
+import { call, fileForm, newWorkspace } from './client.ts'
+import { multipartBytes, rawRequest, type RawResponse } from './raw-http.ts'
+import { startStack, type Stack } from './stack.ts'
+
+const MB = 1024 * 1024
+const LIMIT = 100 * MB // spec: "Upload exceeds 100 MB" → 413 FILE_TOO_LARGE, per file
+const B = 'quire-bad-input-boundary'
+
+let stack: Stack
+let port: number
+let uploadDir: string
+let keyA: string
+let keyB: string
+let keyNames: string
+
+beforeAll(async () => {
+  stack = await startStack()
+  port = Number(new URL(stack.baseUrl).port)
+  uploadDir = stack.env.QUIRE_UPLOAD_DIR!
+  ;({ key: keyA } = await newWorkspace(stack.baseUrl, 'A', { credits: 1000 }))
+  ;({ key: keyB } = await newWorkspace(stack.baseUrl, 'B', { credits: 1000 }))
+  ;({ key: keyNames } = await newWorkspace(stack.baseUrl, 'B', { credits: 1000 }))
+}, 180_000)
+
+afterAll(async () => {
+  await stack?.stop()
+})
+
+// ---- helpers -------------------------------------------------------------------------------------------------------
+
+type Flat = { status: number; body: any }
+const asFlat = (r: RawResponse): Flat => ({ status: r.status, body: r.json })
+
+/** Status, the flat envelope {error, message, timestamp}, nothing left in QUIRE_UPLOAD_DIR, no job in the workspace. */
+async function expectRejected(res: Flat, status: number, code: string, key: string = keyB) {
+  expect(res.status, JSON.stringify(res.body)).toBe(status)
+  expect(res.body).toMatchObject({ error: code, message: expect.any(String), timestamp: expect.any(String) })
+  expect(new Date(res.body.timestamp).toISOString()).toBe(res.body.timestamp)
+  await expectUploadDirEmpty()
+  await expectNoJobs(key)
+}
+
+async function expectUploadDirEmpty() {
+  const deadline = Date.now() + 3000
+  let left = readdirSync(uploadDir)
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50))
+    left = readdirSync(uploadDir)
+  }
+  expect(left).toEqual([])
+}
+
+async function expectNoJobs(key: string) {
+  const list = await call(stack.baseUrl, 'GET', '/v1/jobs', { key })
+  expect(list.status).toBe(200)
+  expect(list.body.data).toEqual([])
+}
+
+/** A multipart POST /v1/jobs over a raw socket, with a Content-Length matching `body` unless told otherwise. */
+function rawSubmit(key: string, body: Buffer, opts: { contentType?: string; contentLength?: number; path?: string; closeAfterBody?: 'end' | 'destroy' } = {}) {
+  return rawRequest({
+    port,
+    head: [
+      `POST ${opts.path ?? '/v1/jobs'} HTTP/1.1`,
+      `Host: 127.0.0.1:${port}`,
+      `X-API-Key: ${key}`,
+      `Content-Type: ${opts.contentType ?? `multipart/form-data; boundary=${B}`}`,
+      `Content-Length: ${opts.contentLength ?? body.length}`,
+    ],
+    body,
+    closeAfterBody: opts.closeAfterBody,
+  })
+}
+
+const filePart = (field: string, name: string, content: string | Uint8Array, type = 'application/pdf') => ({
+  headers: [`Content-Disposition: form-data; name="${field}"; filename="${name}"`, `Content-Type: ${type}`],
+  content: Buffer.from(content),
+})
+const textPart = (field: string, value: string) => ({ headers: [`Content-Disposition: form-data; name="${field}"`], content: value })
+
+const memory = (pid: number) => {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0)
+  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 }
+}
+
+const fileHead = (name = 'huge.pdf') =>
+  Buffer.from(`--${B}\r\nContent-Disposition: form-data; name="files"; filename="${name}"\r\nContent-Type: application/pdf\r\n\r\n`)
+
+// ---- 413 -----------------------------------------------------------------------------------------------------------
+
+describe('413 FILE_TOO_LARGE, per file, early', () => {
+  it('a streamed upload of a file over 100 MB is answered 413 as soon as the part passes 100 MB; memory stays low; nothing left', async () => {
+    const pid = stack.pid('api')!
+    const before = memory(pid)
+    const TOTAL = 300 * MB // the client is willing to send 300 MB; the server must stop it at about 100
+    const chunk = new Uint8Array(MB).fill(0x25)
+    let pulled = 0
+    let headSent = false
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (!headSent) {
+          headSent = true
+          controller.enqueue(fileHead())
+        } else if (pulled < TOTAL) {
+          pulled += chunk.length
+          controller.enqueue(chunk)
+        } else {
+          controller.enqueue(Buffer.from(`\r\n--${B}--\r\n`))
+          controller.close()
+        }
+      },
+    })
+    const started = Date.now()
+    const res = await fetch(`${stack.baseUrl}/v1/jobs`, {
+      method: 'POST',
+      headers: { 'X-API-Key': keyB, 'Content-Type': `multipart/form-data; boundary=${B}` },
+      body,
+      duplex: 'half',
+    } as RequestInit)
+    const pulledAtResponse = pulled
+    const ms = Date.now() - started
+    const json = await res.json()
+    const after = memory(pid)
+    console.log(
+      `[bad-input] fetch 413 after ${(pulledAtResponse / MB).toFixed(1)} MB pulled of ${TOTAL / MB} MB, ${ms} ms; ` +
+        `api RSS ${before.rssMb.toFixed(0)} → ${after.rssMb.toFixed(0)} MB, ` +
+        `peak ${before.peakMb.toFixed(0)} → ${after.peakMb.toFixed(0)} MB; Connection: ${res.headers.get('connection')}`,
+    )
+    expect(res.headers.get('connection')).toBe('close')
+    await expectRejected({ status: res.status, body: json }, 413, 'FILE_TOO_LARGE')
+    // The answer came while the client was still sending, at about 100 MB (plus what sits in socket buffers).
+    expect(pulledAtResponse).toBeGreaterThanOrEqual(LIMIT - 8 * MB)
+    expect(pulledAtResponse).toBeLessThan(LIMIT + 32 * MB)
+    // Nothing was buffered whole: the peak resident size grew far less than the 100 MB that went through.
+    expect(after.peakMb - before.peakMb).toBeLessThan(64)
+    // The client stopped sending after the answer (undici ends the request once the response is complete).
+    await new Promise((r) => setTimeout(r, 500))
+    expect(pulled).toBeLessThan(LIMIT + 40 * MB)
+    const health = await fetch(`${stack.baseUrl}/healthz`)
+    expect(health.status).toBe(200)
+  })
+
+  it('a raw client streaming a declared 300 MB body gets the 413 before it has written much more than 100 MB', async () => {
+    const head = fileHead()
+    const TOTAL = 300 * MB
+    const chunk = Buffer.alloc(256 * 1024, 0x25)
+    let produced = 0
+    const res = await rawRequest({
+      port,
+      head: [
+        'POST /v1/jobs HTTP/1.1',
+        `Host: 127.0.0.1:${port}`,
+        `X-API-Key: ${keyB}`,
+        `Content-Type: multipart/form-data; boundary=${B}`,
+        `Content-Length: ${head.length + TOTAL}`,
+      ],
+      body: head,
+      stream: () => (produced >= TOTAL ? null : ((produced += chunk.length), chunk)),
+      timeoutMs: 60_000,
+    })
+    console.log(`[bad-input] raw 413 after ${(res.bodyBytesWritten / MB).toFixed(1)} MB written of ${TOTAL / MB} MB; connection ${res.ended}`)
+    expect(res.headers.connection).toBe('close')
+    await expectRejected(asFlat(res), 413, 'FILE_TOO_LARGE')
+    expect(res.bodyBytesWritten).toBeLessThan(LIMIT + 32 * MB)
+  })
+
+  it('any error decided before the body is read closes the connection early too: a 300 MB upload with a wrong key → 401', async () => {
+    const head = fileHead()
+    const TOTAL = 300 * MB
+    const chunk = Buffer.alloc(256 * 1024, 0x25)
+    let produced = 0
+    const res = await rawRequest({
+      port,
+      head: [
+        'POST /v1/jobs HTTP/1.1',
+        `Host: 127.0.0.1:${port}`,
+        'X-API-Key: not-a-key',
+        `Content-Type: multipart/form-data; boundary=${B}`,
+        `Content-Length: ${head.length + TOTAL}`,
+      ],
+      body: head,
+      stream: () => (produced >= TOTAL ? null : ((produced += chunk.length), chunk)),
+      timeoutMs: 60_000,
+    })
+    expect(res.status).toBe(401)
+    expect(res.json).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } })
+    expect(res.headers.connection).toBe('close')
+    expect(res.bodyBytesWritten).toBeLessThan(32 * MB)
+    await expectUploadDirEmpty()
+  })
+
+  it('the limit is per file, not per request: two files of 60 MB pass the size check (and fail on type: zeros are no PDF)', async () => {
+    const zeros = new Uint8Array(60 * MB)
+    const res = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key: keyB,
+      form: fileForm('files', [
+        { name: 'a.pdf', bytes: zeros },
+        { name: 'b.pdf', bytes: zeros },
+      ]),
+    })
+    await expectRejected(res, 422, 'UNSUPPORTED_FILE_TYPE')
+  })
+})
+
+// ---- malformed and truncated multipart, over raw sockets -------------------------------------------------------------
+
+describe('malformed or truncated multipart → 400 MALFORMED_REQUEST', () => {
+  it('a client that closes the connection mid-body: nothing left, no job, no server error, the API keeps serving', async () => {
+    const full = multipartBytes(B, [filePart('files', 'a.pdf', new Uint8Array(2 * MB).fill(1))])
+    const res = await rawSubmit(keyB, full.subarray(0, MB), { contentLength: full.length, closeAfterBody: 'destroy' })
+    expect(res.status).toBe(0) // it left before any answer
+    await expectUploadDirEmpty()
+    await expectNoJobs(keyB)
+    expect(stack.logs.api.join('')).not.toContain('unexpected error')
+    expect((await fetch(`${stack.baseUrl}/healthz`)).status).toBe(200)
+  })
+
+  it('a client that half-closes mid-body (FIN, still reading) gets a 400 or a closed connection, never a 5xx', async () => {
+    const full = multipartBytes(B, [filePart('files', 'a.pdf', new Uint8Array(2 * MB).fill(1))])
+    const res = await rawSubmit(keyB, full.subarray(0, MB), { contentLength: full.length, closeAfterBody: 'end' })
+    expect([0, 400]).toContain(res.status)
+    await expectUploadDirEmpty()
+    await expectNoJobs(keyB)
+  })
+
+  it('no closing boundary (the body ends inside a file part)', async () => {
+    const body = multipartBytes(B, [textPart('mode', 'async'), filePart('files', 'a.pdf', new Uint8Array(300_000).fill(2))], false)
+    await expectRejected(asFlat(await rawSubmit(keyB, body)), 400, 'MALFORMED_REQUEST')
+  })
+
+  it('a boundary that never appears', async () => {
+    const body = Buffer.alloc(200_000, 0x41)
+    await expectRejected(asFlat(await rawSubmit(keyB, body)), 400, 'MALFORMED_REQUEST')
+  })
+
+  it('a header-less part', async () => {
+    const body = Buffer.from(`--${B}\r\n\r\n%PDF-1.4 no headers\r\n--${B}--\r\n`)
+    await expectRejected(asFlat(await rawSubmit(keyB, body)), 400, 'MALFORMED_REQUEST')
+  })
+
+  it('a multipart content type without a boundary', async () => {
+    const body = multipartBytes(B, [filePart('files', 'a.pdf', '%PDF')])
+    await expectRejected(asFlat(await rawSubmit(keyB, body, { contentType: 'multipart/form-data' })), 400, 'MALFORMED_REQUEST')
+  })
+
+  it('an unsupported Content-Transfer-Encoding on a part (formidable would say 501)', async () => {
+    const body = multipartBytes(B, [
+      { headers: ['Content-Disposition: form-data; name="files"; filename="a.pdf"', 'Content-Transfer-Encoding: x-gzip'], content: 'x' },
+    ])
+    await expectRejected(asFlat(await rawSubmit(keyB, body)), 400, 'MALFORMED_REQUEST')
+  })
+})
+
+// ---- content type, counts, parameters -------------------------------------------------------------------------------
+
+describe('wrong content type → 415 UNSUPPORTED_MEDIA_TYPE', () => {
+  it.each([
+    ['text/plain', 'hello'],
+    ['application/x-www-form-urlencoded', 'files=a.pdf'],
+    ['application/json', '{"files":[]}'], // Form B takes only multipart (Form A also takes JSON bucket references)
+    ['application/octet-stream', '%PDF-1.4'],
+  ])('%s', async (type, text) => {
+    const res = await fetch(`${stack.baseUrl}/v1/jobs`, { method: 'POST', headers: { 'X-API-Key': keyB, 'Content-Type': type }, body: text })
+    await expectRejected({ status: res.status, body: await res.json() }, 415, 'UNSUPPORTED_MEDIA_TYPE')
+  })
+
+  it('no content type at all', async () => {
+    const res = await rawSubmit(keyB, Buffer.from('%PDF-1.4'), { contentType: '' })
+    await expectRejected(asFlat(res), 415, 'UNSUPPORTED_MEDIA_TYPE')
+  })
+})
+
+describe('counts', () => {
+  it('thousands of fields → 400 TOO_MANY_FIELDS', async () => {
+    const parts = Array.from({ length: 5000 }, (_, i) => textPart('client_reference_id', `r${i}`))
+    const body = multipartBytes(B, [...parts, filePart('files', 'a.pdf', await invoicePdf())])
+    await expectRejected(asFlat(await rawSubmit(keyB, body)), 400, 'TOO_MANY_FIELDS')
+  })
+
+  it('more files than allowed (QUIRE_MAX_FILES_PER_REQUEST, 20) → 400 TOO_MANY_FILES', async () => {
+    const pdf = await invoicePdf()
+    const res = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key: keyB,
+      form: fileForm('files', Array.from({ length: 21 }, (_, i) => ({ name: `${i}.pdf`, bytes: pdf, type: 'application/pdf' }))),
+    })
+    await expectRejected(res, 400, 'TOO_MANY_FILES')
+    expect(res.body.details).toEqual({ max_files: 20 })
+  })
+})
+
+describe('unknown parameters → 400 UNKNOWN_PARAMETER, the spec’s MISSING_PART kept', () => {
+  it('Form B: a misspelt text field is named, not ignored', async () => {
+    const res = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key: keyB,
+      form: fileForm('files', [{ name: 'a.pdf', bytes: await invoicePdf(), type: 'application/pdf' }], { priorty: 'high' }),
+    })
+    await expectRejected(res, 400, 'UNKNOWN_PARAMETER')
+    expect(res.body.details).toEqual({ parameters: ['priorty'] })
+    expect(res.body.message).toContain('"priorty"')
+  })
+
+  it('Form B: an unknown query parameter, and a second file field beside `files`', async () => {
+    const form = fileForm('files', [{ name: 'a.pdf', bytes: await invoicePdf(), type: 'application/pdf' }])
+    form.append('attachment', new Blob(['x']), 'x.pdf')
+    const res = await call(stack.baseUrl, 'POST', '/v1/jobs?mode=async&callback=x', { key: keyB, form })
+    await expectRejected(res, 400, 'UNKNOWN_PARAMETER')
+    expect(res.body.details).toEqual({ parameters: ['attachment', 'callback'] })
+  })
+
+  it('Form B: the file sent as `file` instead of `files` is still 400 MISSING_PART', async () => {
+    const res = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key: keyB,
+      form: fileForm('file', [{ name: 'a.pdf', bytes: await invoicePdf(), type: 'application/pdf' }]),
+    })
+    await expectRejected(res, 400, 'MISSING_PART')
+  })
+
+  it('Form A: an unknown text field is named; `files` instead of `file` is 400 MISSING_PART', async () => {
+    const pdf = await invoicePdf()
+    const unknown = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key: keyA,
+      form: fileForm('file', [{ name: 'a.pdf', bytes: pdf, type: 'application/pdf' }], { pipeline_id: 'parse', sourcetag: 'x' }),
+    })
+    await expectRejected(unknown, 400, 'UNKNOWN_PARAMETER', keyA)
+    expect(unknown.body.details).toEqual({ parameters: ['sourcetag'] })
+    const wrongField = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key: keyA,
+      form: fileForm('files', [{ name: 'a.pdf', bytes: pdf, type: 'application/pdf' }], { pipeline_id: 'parse' }),
+    })
+    await expectRejected(wrongField, 400, 'MISSING_PART', keyA)
+  })
+
+  it('a field name that is not UTF-8 is an unknown parameter, not an error', async () => {
+    const body = Buffer.concat([
+      Buffer.from(`--${B}\r\nContent-Disposition: form-data; name="`),
+      Buffer.from([0xff, 0xfe, 0x6d]),
+      Buffer.from(`"\r\n\r\nx\r\n`),
+      multipartBytes(B, [filePart('files', 'a.pdf', await invoicePdf())]),
+    ])
+    const res = asFlat(await rawSubmit(keyB, body))
+    await expectRejected(res, 400, 'UNKNOWN_PARAMETER')
+    expect(res.body.details.parameters).toEqual(['\ufffd\ufffdm'])
+  })
+})
+
+// ---- file names ------------------------------------------------------------------------------------------------------
+
+describe('file names: accepted, sanitised, never a path', () => {
+  const fileNameOf = async (jobId: string) => {
+    const job = await call(stack.baseUrl, 'GET', `/v1/jobs/${jobId}`, { key: keyNames })
+    expect(job.status).toBe(200)
+    return job.body.input.file_name as string
+  }
+  const listTree = (dir: string): string[] =>
+    readdirSync(dir).flatMap((n) => {
+      const p = path.join(dir, n)
+      return statSync(p).isDirectory() ? listTree(p) : [p]
+    })
+
+  it('non-UTF-8 bytes and control characters in a file name → 202 with a sanitised name', async () => {
+    const pdf = await invoicePdf()
+    const disposition = Buffer.concat([
+      Buffer.from('Content-Disposition: form-data; name="files"; filename="inv'),
+      Buffer.from([0xff, 0xc3, 0x01, 0x1b]),
+      Buffer.from('\u202Eoice.pdf"\r\nContent-Type: application/pdf\r\n\r\n'),
+    ])
+    const body = Buffer.concat([Buffer.from(`--${B}\r\n`), disposition, Buffer.from(pdf), Buffer.from(`\r\n--${B}--\r\n`)])
+    const res = await rawSubmit(keyNames, body)
+    expect(res.status, res.body).toBe(202)
+    const name = await fileNameOf(res.json[0].job_id)
+    expect(name).toBe('inv\ufffd\ufffdoice.pdf')
+    await expectUploadDirEmpty()
+  })
+
+  it('path-like names are stored as their last segment; nothing is written outside the upload and blob directories', async () => {
+    const root = path.dirname(uploadDir)
+    const blobDir = stack.env.QUIRE_BLOB_DIR!
+    const before = new Set(listTree(root))
+    const pdf = await invoicePdf()
+    const res = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key: keyNames,
+      form: fileForm('files', [
+        { name: '../../etc/passwd', bytes: pdf, type: 'application/pdf' },
+        { name: 'C:\\x\\y.pdf', bytes: pdf, type: 'application/pdf' },
+        { name: '/abs/olute/../z.pdf', bytes: pdf, type: 'application/pdf' },
+      ]),
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(202)
+    const names = await Promise.all(res.body.map((j: { job_id: string }) => fileNameOf(j.job_id)))
+    expect(names).toEqual(['passwd', 'y.pdf', 'z.pdf'])
+    await expectUploadDirEmpty()
+    const created = listTree(root).filter((p) => !before.has(p))
+    expect(created.length).toBeGreaterThan(0)
+    for (const p of created) expect(p.startsWith(blobDir + path.sep), p).toBe(true)
+    expect(created.some((p) => /passwd|y\.pdf|z\.pdf/.test(p))).toBe(false)
+    expect(existsSync(path.resolve(uploadDir, '../../etc/passwd'))).toBe(false)
+  })
+})
+
+// ---- JSON endpoints -----------------------------------------------------------------------------------------------
+
+describe('JSON endpoints and URLs: invalid input → 4xx', () => {
+  const postRaw = async (pathName: string, text: string, headers: Record<string, string>) => {
+    const res = await fetch(stack.baseUrl + pathName, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: text })
+    const raw = await res.text()
+    let body: unknown = raw
+    try {
+      body = JSON.parse(raw)
+    } catch {}
+    return { status: res.status, body: body as any }
+  }
+  const endpoints: [string, Record<string, string>][] = [
+    ['/v1/webhooks', {}],
+    ['/v1/pipelines', {}],
+    ['/admin/v1/workspaces', { Authorization: 'Bearer blackbox-admin-token' }],
+  ]
+
+  it.each(endpoints)('%s: invalid JSON → 400 MALFORMED_REQUEST', async (p, h) => {
+    const res = await postRaw(p, '{"name": "x",', { 'X-API-Key': keyB, ...h })
+    await expectRejected(res, 400, 'MALFORMED_REQUEST')
+  })
+
+  it.each(endpoints)('%s: a JSON value that is not an object → 400', async (p, h) => {
+    for (const text of ['"just a string"', '42', 'null', 'true']) {
+      const res = await postRaw(p, text, { 'X-API-Key': keyB, ...h })
+      await expectRejected(res, 400, 'MALFORMED_REQUEST')
+    }
+    // An array is valid JSON but not the object the endpoint needs: the schema rejects it.
+    await expectRejected(await postRaw(p, '[1, 2]', { 'X-API-Key': keyB, ...h }), 400, 'INVALID_PARAMETER')
+  })
+
+  it('a body that does not match its Content-Encoding → 400, an unknown Content-Encoding → 415', async () => {
+    const gz = await postRaw('/v1/webhooks', 'not gzip at all', { 'X-API-Key': keyB, 'Content-Encoding': 'gzip' })
+    await expectRejected(gz, 400, 'MALFORMED_REQUEST')
+    const br = await postRaw('/v1/webhooks', '{}', { 'X-API-Key': keyB, 'Content-Encoding': 'x-unknown' })
+    await expectRejected(br, 415, 'UNSUPPORTED_MEDIA_TYPE')
+  })
+
+  it('malformed percent-encoding in a path is taken literally: an unknown job, not a 5xx', async () => {
+    const res = await call(stack.baseUrl, 'GET', '/v1/jobs/%E0%A4%A', { key: keyB })
+    expect(res.status).toBe(404)
+    expect(res.body).toEqual({ error: { code: 'job_not_found', message: expect.any(String) } })
+  })
+})
+
+describe('afterwards', () => {
+  it('the API logged no unexpected (5xx) error for any of the above', () => {
+    expect(stack.logs.api.join('')).not.toContain('unexpected error')
+  })
+})
