@@ -10,7 +10,7 @@ import { queueDashboard } from './dashboard.ts'
 const log = pino({ name: 'quire-api', level: config.logLevel })
 const db = createPrisma(config.databaseUrl)
 const redis = createRedis(config.redisUrl, 'producer')
-const queues = createQueueSet({ connection: redis, prefix: config.queuePrefix })
+const queues = createQueueSet({ connection: redis, prefix: config.queuePrefix, stageAttempts: config.stageAttempts })
 const relay = startOutboxRelay({ db, queues, onError: (err) => log.warn({ err }, 'outbox relay pass failed; will retry') })
 
 await ensurePlatformPipelines(db)

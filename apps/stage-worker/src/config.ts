@@ -1,14 +1,11 @@
 import { WORKER_STAGES, isWorkerStage, type WorkerStage } from '@quire/domain'
+import { SharedEnv, sharedConfig } from '@quire/config'
 import { z } from 'zod'
 
-const Env = z.object({
-  DATABASE_URL: z.string().default('postgresql://postgres@127.0.0.1:5432/quire'),
-  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
-  QUIRE_QUEUE_PREFIX: z.string().default('quire'),
+const Env = SharedEnv.extend({
   QUIRE_STAGES: z.string().default(''),
   QUIRE_BLOB_DIR: z.string().default('./.data/blobs'),
   QUIRE_STAGE_CONCURRENCY: z.coerce.number().int().min(1).default(2),
-  QUIRE_STAGE_ATTEMPTS: z.coerce.number().int().min(1).default(3),
   /** How long a worker's lock on a job lasts; a killed worker's job is picked up again after it lapses. */
   QUIRE_STAGE_LOCK_MS: z.coerce.number().int().min(1000).default(30_000),
   QUIRE_JOB_RETENTION_MS: z.coerce.number().int().min(1).default(86_400_000),
@@ -16,7 +13,6 @@ const Env = z.object({
   QUIRE_SYNC_JOB_TIMEOUT_MS: z.coerce.number().int().min(1).default(600_000),
   QUIRE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
   QUIRE_OCR_WORKERS: z.coerce.number().int().min(1).default(1),
-  QUIRE_LOG_LEVEL: z.string().default('info'),
 })
 
 function load() {
@@ -25,19 +21,15 @@ function load() {
   const unknown = requested.filter((s) => !isWorkerStage(s))
   if (unknown.length) throw new Error(`QUIRE_STAGES names unknown stages: ${unknown.join(', ')} (known: ${WORKER_STAGES.join(', ')})`)
   return {
-    databaseUrl: env.DATABASE_URL,
-    redisUrl: env.REDIS_URL,
-    queuePrefix: env.QUIRE_QUEUE_PREFIX,
+    ...sharedConfig(env),
     stages: (requested.length ? requested : WORKER_STAGES) as WorkerStage[],
     blobDir: env.QUIRE_BLOB_DIR,
     concurrency: env.QUIRE_STAGE_CONCURRENCY,
-    attempts: env.QUIRE_STAGE_ATTEMPTS,
     lockMs: env.QUIRE_STAGE_LOCK_MS,
     ocrWorkers: env.QUIRE_OCR_WORKERS,
     retentionMs: env.QUIRE_JOB_RETENTION_MS,
     syncJobTimeoutMs: env.QUIRE_SYNC_JOB_TIMEOUT_MS,
     sweepIntervalMs: env.QUIRE_SWEEP_INTERVAL_MS,
-    logLevel: env.QUIRE_LOG_LEVEL,
   }
 }
 

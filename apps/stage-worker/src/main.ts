@@ -12,7 +12,7 @@ import { startHoldExpirySweeper } from './sweepers/hold-expiry.sweeper.ts'
 const log = pino({ name: 'quire-stage-worker', level: config.logLevel })
 const db = createPrisma(config.databaseUrl)
 const producer = createRedis(config.redisUrl, 'producer')
-const queues = createQueueSet({ connection: producer, prefix: config.queuePrefix })
+const queues = createQueueSet({ connection: producer, prefix: config.queuePrefix, stageAttempts: config.stageAttempts })
 const relay = startOutboxRelay({ db, queues, onError: (err) => log.warn({ err }, 'outbox relay pass failed; will retry') })
 const ocr = createOcrEngine({ workers: config.ocrWorkers })
 const blobs = createFsBlobStore({ dir: config.blobDir })

@@ -1,18 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { rootCertificates } from 'node:tls'
 import { FORM_B_RETRY_SCHEDULE_MS, parseRetryScheduleMs } from '@quire/webhooks'
+import { BoolEnv, SharedEnv, sharedConfig } from '@quire/config'
 import { z } from 'zod'
 
-const BoolEnv = z.preprocess(
-  (v) => (typeof v === 'string' ? ['1', 'true', 'yes', 'on'].includes(v.toLowerCase()) : v),
-  z.boolean(),
-)
-
-const Env = z.object({
-  NODE_ENV: z.string().default('development'),
-  DATABASE_URL: z.string().default('postgresql://postgres@127.0.0.1:5432/quire'),
-  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
-  QUIRE_QUEUE_PREFIX: z.string().default('quire'),
+const Env = SharedEnv.extend({
   QUIRE_PUBLIC_URL: z.string().default('http://127.0.0.1:3000'),
   QUIRE_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
   QUIRE_WEBHOOK_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
@@ -24,7 +16,6 @@ const Env = z.object({
   /** PEM file of an extra CA to trust for receivers (self-hosted receivers with a private CA). */
   QUIRE_WEBHOOK_EXTRA_CA_FILE: z.string().optional(),
   QUIRE_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).default(20),
-  QUIRE_LOG_LEVEL: z.string().default('info'),
 })
 
 function load() {
@@ -37,9 +28,7 @@ function load() {
     : [...FORM_B_RETRY_SCHEDULE_MS]
   if (!schedule) throw new Error('QUIRE_WEBHOOK_B_RETRY_SCHEDULE_MS must be comma-separated milliseconds')
   return {
-    databaseUrl: env.DATABASE_URL,
-    redisUrl: env.REDIS_URL,
-    queuePrefix: env.QUIRE_QUEUE_PREFIX,
+    ...sharedConfig(env),
     publicUrl: env.QUIRE_PUBLIC_URL.replace(/\/+$/, ''),
     timeoutMs: env.QUIRE_WEBHOOK_TIMEOUT_MS,
     connectTimeoutMs: env.QUIRE_WEBHOOK_CONNECT_TIMEOUT_MS,
@@ -49,7 +38,6 @@ function load() {
     // The extra CA is added to, not instead of, the public roots.
     ca: env.QUIRE_WEBHOOK_EXTRA_CA_FILE ? [...rootCertificates, readFileSync(env.QUIRE_WEBHOOK_EXTRA_CA_FILE, 'utf8')] : undefined,
     concurrency: env.QUIRE_DELIVERY_CONCURRENCY,
-    logLevel: env.QUIRE_LOG_LEVEL,
   }
 }
 

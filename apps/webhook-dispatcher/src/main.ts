@@ -10,7 +10,7 @@ import { createFanoutProcessor } from './processors/fanout.processor.ts'
 const log = pino({ name: 'quire-webhook-dispatcher', level: config.logLevel })
 const db = createPrisma(config.databaseUrl)
 const producer = createRedis(config.redisUrl, 'producer')
-const queues = createQueueSet({ connection: producer, prefix: config.queuePrefix })
+const queues = createQueueSet({ connection: producer, prefix: config.queuePrefix, stageAttempts: config.stageAttempts })
 const relay = startOutboxRelay({ db, queues, onError: (err) => log.warn({ err }, 'outbox relay pass failed; will retry') })
 const dispatcher = createGuardedDispatcher({
   allowPrivate: config.allowPrivate,

@@ -111,3 +111,5 @@ export type {
   WebhookDelivery,
   Workspace,
 } from './generated/prisma/client.ts'
+export { KEYSET_ORDER, keysetAfter, keysetPage } from './keyset.ts'
+export type { KeysetRow } from './keyset.ts'

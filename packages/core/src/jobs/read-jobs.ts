@@ -1,5 +1,5 @@
 import { DomainError, type JobStatus } from '@quire/domain'
-import type { Db, Prisma } from '@quire/db'
+import { KEYSET_ORDER, keysetAfter, keysetPage, type Db, type Prisma } from '@quire/db'
 import { JOB_VIEW_INCLUDE, toJobView, type JobView } from './job-view.ts'
 
 /** Reads a job of the workspace; unknown → job_not_found, past retention → job_expired. */
@@ -19,24 +19,7 @@ export type JobListFilters = {
   createdBefore?: Date
 }
 
-type Cursor = { t: string; id: string }
-
-export const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('base64url')
-
-export function decodeCursor(raw: string): Cursor {
-  try {
-    const c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Cursor
-    if (typeof c.t !== 'string' || typeof c.id !== 'string' || Number.isNaN(Date.parse(c.t))) throw new Error()
-    return c
-  } catch {
-    throw new DomainError('INVALID_PARAMETER', 'cursor is not one this service issued')
-  }
-}
-
-/**
- * Newest first, keyset-paginated on (created_at, id): jobs added while a client pages never cause duplicates or
- * gaps, because the cursor names a position, not an offset.
- */
+/** Newest first, keyset-paginated (see @quire/db keyset). */
 export async function listJobs(opts: {
   db: Db
   workspaceId: string
@@ -52,23 +35,13 @@ export async function listJobs(opts: {
   if (f.environment) and.push({ environment: f.environment })
   if (f.createdAfter) and.push({ createdAt: { gt: f.createdAfter } })
   if (f.createdBefore) and.push({ createdAt: { lt: f.createdBefore } })
-  if (opts.cursor) {
-    const c = decodeCursor(opts.cursor)
-    const t = new Date(c.t)
-    and.push({ OR: [{ createdAt: { lt: t } }, { createdAt: t, id: { lt: c.id } }] })
-  }
+  and.push(keysetAfter(opts.cursor))
   const rows = await opts.db.job.findMany({
     where: { AND: and },
     include: JOB_VIEW_INCLUDE,
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    orderBy: KEYSET_ORDER,
     take: opts.limit + 1,
   })
-  const hasMore = rows.length > opts.limit
-  const page = rows.slice(0, opts.limit)
-  const last = page.at(-1)
-  return {
-    data: page.map(toJobView),
-    hasMore,
-    nextCursor: hasMore && last ? encodeCursor({ t: last.createdAt.toISOString(), id: last.id }) : null,
-  }
+  const { page, hasMore, nextCursor } = keysetPage(rows, opts.limit)
+  return { data: page.map(toJobView), hasMore, nextCursor }
 }

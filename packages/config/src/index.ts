@@ -1,0 +1,35 @@
+import { z } from 'zod'
+
+/**
+ * Environment pieces every Quire process shares. Each app's own `config.ts` extends `SharedEnv` with its knobs and is
+ * the only place that reads `process.env`.
+ */
+
+/** Parses "true"/"1"/"yes"/"on"; `z.coerce.boolean()` would turn "false" into true. */
+export const BoolEnv = z.preprocess(
+  (v) => (typeof v === 'string' ? ['1', 'true', 'yes', 'on'].includes(v.toLowerCase()) : v),
+  z.boolean(),
+)
+
+export const SharedEnv = z.object({
+  NODE_ENV: z.string().default('development'),
+  DATABASE_URL: z.string().default('postgresql://postgres@127.0.0.1:5432/quire'),
+  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  QUIRE_QUEUE_PREFIX: z.string().default('quire'),
+  QUIRE_LOG_LEVEL: z.string().default('info'),
+  /** Attempts per stage job; every process that relays the outbox gives stage jobs this many. */
+  QUIRE_STAGE_ATTEMPTS: z.coerce.number().int().min(1).default(3),
+})
+export type SharedEnv = z.infer<typeof SharedEnv>
+
+/** The connection settings every process passes on to @quire/db and @quire/queues. */
+export function sharedConfig(env: SharedEnv) {
+  return {
+    production: env.NODE_ENV === 'production',
+    databaseUrl: env.DATABASE_URL,
+    redisUrl: env.REDIS_URL,
+    queuePrefix: env.QUIRE_QUEUE_PREFIX,
+    logLevel: env.QUIRE_LOG_LEVEL,
+    stageAttempts: env.QUIRE_STAGE_ATTEMPTS,
+  }
+}

@@ -1,0 +1,36 @@
+import { DomainError } from '@quire/domain'
+
+/**
+ * Keyset pagination on (created_at, id), newest first. The cursor names a position, not an offset, so rows added
+ * while a client pages never cause duplicates or gaps.
+ */
+export type KeysetRow = { createdAt: Date; id: string }
+
+export const KEYSET_ORDER = [{ createdAt: 'desc' as const }, { id: 'desc' as const }]
+
+const encode = (row: KeysetRow) => Buffer.from(JSON.stringify({ t: row.createdAt.toISOString(), id: row.id })).toString('base64url')
+
+function decode(raw: string): KeysetRow {
+  try {
+    const c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as { t?: unknown; id?: unknown }
+    if (typeof c.t !== 'string' || typeof c.id !== 'string' || Number.isNaN(Date.parse(c.t))) throw new Error()
+    return { createdAt: new Date(c.t), id: c.id }
+  } catch {
+    throw new DomainError('INVALID_PARAMETER', 'cursor is not one this service issued')
+  }
+}
+
+/** The where-clause part selecting rows after the cursor (none without one). */
+export function keysetAfter(cursor: string | undefined) {
+  if (!cursor) return {}
+  const p = decode(cursor)
+  return { OR: [{ createdAt: { lt: p.createdAt } }, { createdAt: p.createdAt, id: { lt: p.id } }] }
+}
+
+/** Cuts `limit + 1` fetched rows to a page and names the next position. */
+export function keysetPage<T extends KeysetRow>(rows: T[], limit: number) {
+  const hasMore = rows.length > limit
+  const page = rows.slice(0, limit)
+  const last = page.at(-1)
+  return { page, hasMore, nextCursor: hasMore && last ? encode(last) : null }
+}
