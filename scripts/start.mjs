@@ -59,6 +59,7 @@ async function banner({ base, env, services }) {
     '',
     `  Quire is running.`,
     `  Base URL:   ${base}   (health: ${base}/healthz)`,
+    `  Docs:       ${base}/docs   OpenAPI: ${base}/v1/openapi.json?form=A (or form=B)`,
     `  Dashboard:  ${base}/admin/queues   (Authorization: Bearer ${token}; in a browser: any user, password ${token})`,
     `  Database:   ${services.databaseUrl.replace(/:[^:@/]*@/, ':***@')}`,
     `  Redis:      ${services.redisUrl}`,

@@ -27,3 +27,10 @@ describe('pipeline definition', () => {
     expect(r.ok && boundWebhookIds(r.definition)).toEqual(['w1', 'w2'])
   })
 })
+
+describe('bindings', () => {
+  it('accepts an edit-stage binding (spec: accepted but never fires) and rejects unknown stages', () => {
+    expect(parsePipelineDefinition({ bindings: { edit: { entry_webhook_id: 'w' } } }).ok).toBe(true)
+    expect(parsePipelineDefinition({ bindings: { review: { entry_webhook_id: 'w' } } }).ok).toBe(false)
+  })
+})

@@ -56,7 +56,8 @@ export const PipelineDefinition = z.strictObject({
   split: z.strictObject({ mode: z.enum(['none', 'per_page', 'by_type']).default('none') }).prefault({}),
   review: z.strictObject({ min_confidence: z.number().min(0).max(1).default(0) }).prefault({}),
   post_processing: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
-  bindings: z.partialRecord(z.enum(STAGES), Binding).default({}),
+  // `edit` is accepted for compatibility but never fires (spec, Form A events); so does `source.entered`.
+  bindings: z.partialRecord(z.enum([...STAGES, 'edit']), Binding).default({}),
 })
 export type PipelineDefinition = z.infer<typeof PipelineDefinition>
 export type PipelineDefinitionInput = z.input<typeof PipelineDefinition>

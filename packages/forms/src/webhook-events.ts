@@ -94,6 +94,8 @@ export function formBEventType(e: StoredEvent): string | null {
       return 'document.extracted'
     case 'pipeline.deployed':
       return 'pipeline.deployed'
+    case 'document.quarantined':
+      return 'doc.quarantined'
     case 'document.reviewed':
       return REVIEW_EVENTS[String(e.data.action)] ?? null
     case 'job.finished': {

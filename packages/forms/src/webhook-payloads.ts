@@ -66,6 +66,8 @@ export function buildFormBPayload(opts: {
     }
   } else if (job && opts.type === 'job.started') {
     data = { job_id: job.id, pipeline_id: job.pipeline.id, status: 'processing' }
+  } else if (opts.type === 'doc.quarantined') {
+    data = { file_name: event.data.file_name, reason: event.data.reason, message: event.data.message }
   } else if (opts.type.startsWith('review.')) {
     data = { job_id: event.jobId, document_id: event.documentId, action: event.data.action }
   } else if (job && opts.type === 'document.extracted') {

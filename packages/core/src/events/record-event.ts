@@ -15,6 +15,7 @@ export type EventType =
   | 'document.extracted'
   | 'document.review_required'
   | 'document.reviewed'
+  | 'document.quarantined'
   | 'pipeline.deployed'
 
 export type EventInput = {

@@ -1,15 +1,47 @@
 import { rm } from 'node:fs/promises'
-import { DomainError, type FileType, type PipelineDefinition } from '@quire/domain'
+import { DomainError, isDomainError, type FileType, type PipelineDefinition } from '@quire/domain'
+import type { Db } from '@quire/db'
+import { recordEvents } from '../events/record-event.ts'
 import { countPages, sniffFileType } from '@quire/extraction'
 
 export type UploadedFile = { tempPath: string; fileName: string; sizeBytes: number }
 export type InspectedFile = UploadedFile & { fileType: FileType; mimeType: string; pageCount: number }
 
+const QUARANTINE_CODES = new Set(['UNSUPPORTED_FILE_TYPE', 'PIPELINE_FILE_TOO_LARGE'])
+
+/**
+ * Intake of one file for a workspace (see `inspect` below); a file refused for its type or size is also recorded as a
+ * quarantine event (Form B webhooks receive it as `doc.quarantined`) before the error goes back to the client.
+ */
+export async function intakeFile(opts: {
+  db: Db
+  workspaceId: string
+  file: UploadedFile
+  definition: PipelineDefinition
+}): Promise<InspectedFile> {
+  try {
+    return await inspect(opts.file, opts.definition)
+  } catch (err) {
+    if (isDomainError(err) && QUARANTINE_CODES.has(err.code)) {
+      await opts.db.$transaction((tx) =>
+        recordEvents(tx, [
+          {
+            workspaceId: opts.workspaceId,
+            type: 'document.quarantined',
+            data: { file_name: opts.file.fileName, reason: err.code === 'UNSUPPORTED_FILE_TYPE' ? 'type' : 'size', message: err.message },
+          },
+        ]),
+      )
+    }
+    throw err
+  }
+}
+
 /**
  * Decides each file's type from its content (never its name or declared type), checks it against the pipeline's
  * accepted types and size limit, and counts its pages for the credit reservation.
  */
-export async function inspectFile(file: UploadedFile, definition: PipelineDefinition): Promise<InspectedFile> {
+async function inspect(file: UploadedFile, definition: PipelineDefinition): Promise<InspectedFile> {
   if (file.sizeBytes === 0) throw new DomainError('MISSING_FILE', `file "${file.fileName}" is empty`)
   const sniffed = await sniffFileType(file.tempPath)
   if (!sniffed) {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
-import { discardUploads, inspectFile, type InspectedFile, type UploadedFile } from '@quire/core'
+import { discardUploads, intakeFile, type InspectedFile, type UploadedFile } from '@quire/core'
 import { DomainError, PLATFORM_MAX_FILE_MB } from '@quire/domain'
 import type { BucketSources } from '@quire/storage'
 import { z } from 'zod'
@@ -79,7 +79,7 @@ export async function submitFormAJson(ctx: Ctx, deps: AppDeps, buckets: BucketSo
         }
         throw err
       }
-      inspected.push(await inspectFile(file, pipeline.definition))
+      inspected.push(await intakeFile({ db: deps.db, workspaceId, file, definition: pipeline.definition }))
     }
     await createFormAJob(ctx, deps, pipeline, inspected, { source_tag: body.source_tag, metadata, run_kind: body.run_kind })
   } finally {

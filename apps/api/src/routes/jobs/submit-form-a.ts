@@ -1,4 +1,4 @@
-import { createJob, discardUploads, getJob, inspectFile, resolvePipeline, type InspectedFile } from '@quire/core'
+import { createJob, discardUploads, getJob, intakeFile, resolvePipeline, type InspectedFile } from '@quire/core'
 import { DomainError } from '@quire/domain'
 import { parseFormAVersion, presentFormAJobCreated } from '@quire/forms'
 import { z } from 'zod'
@@ -56,7 +56,9 @@ export async function submitFormA(ctx: Ctx, deps: AppDeps) {
     if (files.length === 0) throw new DomainError('MISSING_PART', 'no `file` part in the request')
     const pipeline = await resolveFormAPipeline(deps, principal.workspaceId, fields.pipeline_id, fields.version)
     const inspected = []
-    for (const f of files) inspected.push(await inspectFile(toUploaded(f), pipeline.definition))
+    for (const f of files) {
+      inspected.push(await intakeFile({ db: deps.db, workspaceId: principal.workspaceId, file: toUploaded(f), definition: pipeline.definition }))
+    }
     await createFormAJob(ctx, deps, pipeline, inspected, { ...fields, metadata })
   } finally {
     await discardUploads(files.map(toUploaded))

@@ -4,7 +4,7 @@ import {
   degradeSyncJobs,
   discardUploads,
   getJob,
-  inspectFile,
+  intakeFile,
   resolvePipeline,
   type JobView,
 } from '@quire/core'
@@ -69,7 +69,7 @@ export async function submitFormB(ctx: Ctx, deps: AppDeps) {
     const jobIds: string[] = []
     for (const f of files) {
       // A later file's rejection leaves the jobs already created for earlier files standing.
-      const inspected = await inspectFile(toUploaded(f), pipeline.definition)
+      const inspected = await intakeFile({ db: deps.db, workspaceId: principal.workspaceId, file: toUploaded(f), definition: pipeline.definition })
       const { jobId } = await createJob({
         db: deps.db,
         blobs: deps.blobs,
