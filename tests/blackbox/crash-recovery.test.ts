@@ -1,32 +1,22 @@
 // Crash safety, black box: the stage worker is killed with SIGKILL in the middle of a job, as production would
 // lose a container. A new worker takes the job over; it completes once, with one set of documents, one settlement
 // and one completion webhook.
-import { startHttpsReceiver, type HttpsReceiver } from '@quire/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { scannedPdf } from '../fixtures/make-fixtures.ts'
 import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
-import { startStack, type Stack } from './stack.ts'
+import { useStackWithReceiver } from './stack.ts'
 
-let stack: Stack
-let receiver: HttpsReceiver
 
-beforeAll(async () => {
-  receiver = await startHttpsReceiver()
-  stack = await startStack({ receiverCa: receiver.ca })
-}, 120_000)
-afterAll(async () => {
-  await stack?.stop()
-  await receiver?.close()
-})
+const ctx = useStackWithReceiver()
 
 describe('a stage worker killed mid-job', () => {
   it('is replaced and the job completes exactly once (DESIGN: stages are idempotent, nothing lost on a crash)', async () => {
-    const { key } = await newWorkspace(stack.baseUrl, 'B', { credits: 20 })
-    const hook = await call(stack.baseUrl, 'POST', '/v1/webhooks', { key, json: { name: 'crash', url: receiver.url, events: ['job.completed'] } })
+    const { key } = await newWorkspace(ctx.stack.baseUrl, 'B', { credits: 20 })
+    const hook = await call(ctx.stack.baseUrl, 'POST', '/v1/webhooks', { key, json: { name: 'crash', url: ctx.receiver.url, events: ['job.completed'] } })
     expect(hook.status).toBe(201)
     // Three scanned pages: parse needs OCR, which keeps the worker busy long enough to kill it mid-stage.
     const pages = [1, 2, 3].map((n) => [`Scanned page ${n}`, `Invoice Number: SCAN-${n}00`, 'Total Due: 50.00 EUR'])
-    const submit = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+    const submit = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', {
       key,
       form: fileForm('files', [{ name: 'scan.pdf', bytes: await scannedPdf(pages) }]),
     })
@@ -35,18 +25,18 @@ describe('a stage worker killed mid-job', () => {
     const url = `/v1/jobs/${jobId}?include=stages,result`
 
     await pollUntil(
-      () => call(stack.baseUrl, 'GET', url, { key }),
+      () => call(ctx.stack.baseUrl, 'GET', url, { key }),
       (r) => r.body.stages?.some((s: { stage: string; status: string }) => s.stage === 'parse' && s.status === 'running'),
       60_000,
       50,
     )
-    await stack.kill('stage-worker', 'SIGKILL')
-    const whileDown = await call(stack.baseUrl, 'GET', url, { key })
+    await ctx.stack.kill('stage-worker', 'SIGKILL')
+    const whileDown = await call(ctx.stack.baseUrl, 'GET', url, { key })
     expect(whileDown.body.status).toBe('processing')
-    await stack.start('stage-worker')
+    await ctx.stack.start('stage-worker')
 
     const done = await pollUntil(
-      () => call(stack.baseUrl, 'GET', url, { key }),
+      () => call(ctx.stack.baseUrl, 'GET', url, { key }),
       (r) => ['completed', 'completed_with_errors', 'failed'].includes(r.body.status),
       120_000,
     )
@@ -57,13 +47,13 @@ describe('a stage worker killed mid-job', () => {
     expect(done.body.result.documents[0].data.invoice_number.value).toMatch(/^SCAN-\d00$/)
 
     // One settlement: 3 pages × 1 credit, nothing still held.
-    const credits = await call(stack.baseUrl, 'GET', '/v1/credits', { key })
+    const credits = await call(ctx.stack.baseUrl, 'GET', '/v1/credits', { key })
     expect(credits.body).toMatchObject({ available: 17, reserved: 0, spent: 3 })
 
     // One completion event, one delivery.
-    await receiver.waitFor((r) => r.rawBody.toString().includes(jobId), 20_000)
+    await ctx.receiver.waitFor((r) => r.rawBody.toString().includes(jobId), 20_000)
     await new Promise((r) => setTimeout(r, 1000))
-    const deliveries = receiver.received.filter((r) => r.rawBody.toString().includes(jobId))
+    const deliveries = ctx.receiver.received.filter((r) => r.rawBody.toString().includes(jobId))
     expect(new Set(deliveries.map((d) => JSON.parse(d.rawBody.toString()).delivery_id)).size).toBe(1)
   }, 240_000)
 })

@@ -1,20 +1,10 @@
 // Documents and review, black box (DESIGN: GET /v1/documents/{id}, POST /v1/documents/{id}/review).
-import { startHttpsReceiver, type HttpsReceiver } from '@quire/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { textPdf } from '../fixtures/make-fixtures.ts'
 import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
-import { startStack, type Stack } from './stack.ts'
+import { useStackWithReceiver } from './stack.ts'
 
-let stack: Stack
-let receiver: HttpsReceiver
-beforeAll(async () => {
-  receiver = await startHttpsReceiver()
-  stack = await startStack({ receiverCa: receiver.ca })
-}, 120_000)
-afterAll(async () => {
-  await stack?.stop()
-  await receiver?.close()
-})
+const ctx = useStackWithReceiver()
 
 // A purchase order with no PO number: the pipeline's required field is missing, so the document is parked.
 const definition = (bindings: object = {}) => ({
@@ -26,51 +16,51 @@ const poPdf = () => textPdf([['PURCHASE ORDER', 'Buyer: Contoso Ltd', 'Delivery:
 
 describe('review', () => {
   it('Form A: a missing required field parks the document in_review, the job completes, and job.review_required is delivered', async () => {
-    const { key } = await newWorkspace(stack.baseUrl, 'A')
-    const hook = await call(stack.baseUrl, 'POST', '/v1/webhooks', { key, json: { name: 'rv', url: receiver.url, auth_type: 'NONE', events: ['job.review_required'] } })
-    const p = await call(stack.baseUrl, 'POST', '/v1/pipelines', { key, json: { name: 'po', definition: definition({ parse: { entry_webhook_id: hook.body.id } }) } })
-    await call(stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions/1/publish`, { key })
-    const job = await call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('file', [{ name: 'po.pdf', bytes: await poPdf() }], { pipeline_id: p.body.id }) })
-    const done = await pollUntil(() => call(stack.baseUrl, 'GET', `/v1/jobs/${job.body.id}`, { key }), (r) => r.body.status !== 'processing')
+    const { key } = await newWorkspace(ctx.stack.baseUrl, 'A')
+    const hook = await call(ctx.stack.baseUrl, 'POST', '/v1/webhooks', { key, json: { name: 'rv', url: ctx.receiver.url, auth_type: 'NONE', events: ['job.review_required'] } })
+    const p = await call(ctx.stack.baseUrl, 'POST', '/v1/pipelines', { key, json: { name: 'po', definition: definition({ parse: { entry_webhook_id: hook.body.id } }) } })
+    await call(ctx.stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions/1/publish`, { key })
+    const job = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('file', [{ name: 'po.pdf', bytes: await poPdf() }], { pipeline_id: p.body.id }) })
+    const done = await pollUntil(() => call(ctx.stack.baseUrl, 'GET', `/v1/jobs/${job.body.id}`, { key }), (r) => r.body.status !== 'processing')
     // spec: a job can be completed while its documents are in_review
     expect(done.body.status).toBe('completed')
     expect(done.body.documents[0].status).toBe('in_review')
-    const delivery = await receiver.waitFor((r) => r.rawBody.toString().includes(job.body.id) && r.rawBody.toString().includes('job.review_required'), 20_000)
+    const delivery = await ctx.receiver.waitFor((r) => r.rawBody.toString().includes(job.body.id) && r.rawBody.toString().includes('job.review_required'), 20_000)
     expect(JSON.parse(delivery.rawBody.toString())).toMatchObject({ type: 'job.review_required', job_id: job.body.id, data: {} })
   })
 
   it('Form B: approve with a correction completes the document and sends review.approved; a second decision → 409', async () => {
-    const { key } = await newWorkspace(stack.baseUrl, 'B')
-    const hook = await call(stack.baseUrl, 'POST', '/v1/webhooks', { key, json: { name: 'rv-b', url: receiver.url, events: ['review.approved'] } })
+    const { key } = await newWorkspace(ctx.stack.baseUrl, 'B')
+    const hook = await call(ctx.stack.baseUrl, 'POST', '/v1/webhooks', { key, json: { name: 'rv-b', url: ctx.receiver.url, events: ['review.approved'] } })
     expect(hook.status).toBe(201)
-    const p = await call(stack.baseUrl, 'POST', '/v1/pipelines', { key, json: { name: 'po', definition: definition() } })
-    await call(stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions/1/publish`, { key })
-    const job = await call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('files', [{ name: 'po.pdf', bytes: await poPdf() }], { pipeline_id: p.body.id }) })
+    const p = await call(ctx.stack.baseUrl, 'POST', '/v1/pipelines', { key, json: { name: 'po', definition: definition() } })
+    await call(ctx.stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions/1/publish`, { key })
+    const job = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('files', [{ name: 'po.pdf', bytes: await poPdf() }], { pipeline_id: p.body.id }) })
     const jobId = job.body[0].job_id
-    const done = await pollUntil(() => call(stack.baseUrl, 'GET', `/v1/jobs/${jobId}?include=result`, { key }), (r) => r.body.status === 'completed')
+    const done = await pollUntil(() => call(ctx.stack.baseUrl, 'GET', `/v1/jobs/${jobId}?include=result`, { key }), (r) => r.body.status === 'completed')
     const docId = done.body.result.documents[0].id
-    const parked = await call(stack.baseUrl, 'GET', `/v1/documents/${docId}`, { key })
+    const parked = await call(ctx.stack.baseUrl, 'GET', `/v1/documents/${docId}`, { key })
     expect(parked.body).toMatchObject({ status: 'in_review', job_id: jobId, type: 'po', schema_id: 'po' })
     expect(parked.body.data.buyer.value).toBe('Contoso Ltd')
     expect(parked.body.data.po_number).toEqual({ value: null, confidence: 0 })
 
-    const approved = await call(stack.baseUrl, 'POST', `/v1/documents/${docId}/review`, { key, json: { action: 'approve', data: { po_number: 'PO-77' } } })
+    const approved = await call(ctx.stack.baseUrl, 'POST', `/v1/documents/${docId}/review`, { key, json: { action: 'approve', data: { po_number: 'PO-77' } } })
     expect(approved.status).toBe(200)
     expect(approved.body.status).toBe('completed')
     expect(approved.body.data.po_number).toEqual({ value: 'PO-77', confidence: 1 })
     expect(approved.body.events.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(['review_required', 'review_approve']))
-    const delivery = await receiver.waitFor((r) => r.rawBody.toString().includes(docId) && r.rawBody.toString().includes('review.approved'), 20_000)
+    const delivery = await ctx.receiver.waitFor((r) => r.rawBody.toString().includes(docId) && r.rawBody.toString().includes('review.approved'), 20_000)
     expect(JSON.parse(delivery.rawBody.toString())).toMatchObject({ event: 'review.approved', webhook_id: hook.body.id })
-    const again = await call(stack.baseUrl, 'POST', `/v1/documents/${docId}/review`, { key, json: { action: 'reject' } })
+    const again = await call(ctx.stack.baseUrl, 'POST', `/v1/documents/${docId}/review`, { key, json: { action: 'reject' } })
     expect(again.status).toBe(409)
     expect(again.body.error).toBe('DOCUMENT_NOT_IN_REVIEW')
-    const bad = await call(stack.baseUrl, 'POST', `/v1/documents/${docId}/review`, { key, json: { action: 'maybe' } })
+    const bad = await call(ctx.stack.baseUrl, 'POST', `/v1/documents/${docId}/review`, { key, json: { action: 'maybe' } })
     expect(bad.status).toBe(400)
   })
 
   it('a document of another workspace is not found', async () => {
-    const { key } = await newWorkspace(stack.baseUrl, 'B')
-    const r = await call(stack.baseUrl, 'GET', '/v1/documents/doc_someone_elses_0', { key })
+    const { key } = await newWorkspace(ctx.stack.baseUrl, 'B')
+    const r = await call(ctx.stack.baseUrl, 'GET', '/v1/documents/doc_someone_elses_0', { key })
     expect(r.status).toBe(404)
   })
 })

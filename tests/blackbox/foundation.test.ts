@@ -1,24 +1,13 @@
 // Foundation, black box: the three apps run as separate processes; a client submits a real PDF in each form,
 // polls to completed, and a real HTTPS receiver checks each webhook signature with its own HMAC computation.
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { startHttpsReceiver, type HttpsReceiver } from '@quire/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { invoicePdf } from '../fixtures/make-fixtures.ts'
 import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
-import { startStack, type Stack } from './stack.ts'
+import { useStackWithReceiver } from './stack.ts'
 
-let stack: Stack
-let receiver: HttpsReceiver
 
-beforeAll(async () => {
-  receiver = await startHttpsReceiver()
-  stack = await startStack({ receiverCa: receiver.ca })
-}, 120_000)
-
-afterAll(async () => {
-  await stack?.stop()
-  await receiver?.close()
-})
+const ctx = useStackWithReceiver()
 
 const hmacHex = (secret: string, data: string | Buffer) => createHmac('sha256', secret).update(data).digest('hex')
 const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b))
@@ -29,16 +18,16 @@ const header = (h: Record<string, string | string[]>, name: string) => {
 
 describe('Form A, end to end', () => {
   it('submits a PDF, runs every stage to completed, settles credits and delivers a signed destination.exited', async () => {
-    const { key } = await newWorkspace(stack.baseUrl, 'A', { credits: 100 })
-    const hook = await call(stack.baseUrl, 'POST', '/v1/webhooks', {
+    const { key } = await newWorkspace(ctx.stack.baseUrl, 'A', { credits: 100 })
+    const hook = await call(ctx.stack.baseUrl, 'POST', '/v1/webhooks', {
       key,
-      json: { name: 'receiver', url: receiver.url, auth_type: 'NONE', events: ['job.failed'] },
+      json: { name: 'receiver', url: ctx.receiver.url, auth_type: 'NONE', events: ['job.failed'] },
     })
     // spec: POST /v1/webhooks Form A → 201 with hmac_secret returned once
     expect(hook.status).toBe(201)
     const secret = hook.body.hmac_secret as string
     expect(secret).toMatch(/.{20,}/)
-    const pipeline = await call(stack.baseUrl, 'POST', '/v1/pipelines', {
+    const pipeline = await call(ctx.stack.baseUrl, 'POST', '/v1/pipelines', {
       key,
       json: {
         name: 'invoices',
@@ -53,7 +42,7 @@ describe('Form A, end to end', () => {
 
     // spec: unpublished pipeline is rejected with 400 PIPELINE_NOT_PUBLISHED, and no job is created
     const pdf = await invoicePdf()
-    const rejected = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+    const rejected = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', {
       key,
       form: fileForm('file', [{ name: 'invoice.pdf', bytes: pdf }], { pipeline_id: pipelineId }),
     })
@@ -61,10 +50,10 @@ describe('Form A, end to end', () => {
     expect(rejected.body.error).toBe('PIPELINE_NOT_PUBLISHED')
     expect(typeof rejected.body.timestamp).toBe('string')
 
-    const published = await call(stack.baseUrl, 'POST', `/v1/pipelines/${pipelineId}/versions/1/publish`, { key })
+    const published = await call(ctx.stack.baseUrl, 'POST', `/v1/pipelines/${pipelineId}/versions/1/publish`, { key })
     expect(published.status).toBe(200)
 
-    const submit = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+    const submit = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', {
       key,
       form: fileForm('file', [{ name: 'invoice.pdf', bytes: pdf, type: 'application/pdf' }], {
         pipeline_id: pipelineId,
@@ -84,11 +73,11 @@ describe('Form A, end to end', () => {
     const jobId = submit.body.id as string
 
     // DESIGN: credits reserved at submission = pages × per_page (1 page, 1 credit)
-    const during = await call(stack.baseUrl, 'GET', '/v1/credits', { key })
+    const during = await call(ctx.stack.baseUrl, 'GET', '/v1/credits', { key })
     expect(during.body.available + during.body.reserved + during.body.spent).toBe(100)
 
     const done = await pollUntil(
-      () => call(stack.baseUrl, 'GET', `/v1/jobs/${jobId}`, { key }),
+      () => call(ctx.stack.baseUrl, 'GET', `/v1/jobs/${jobId}`, { key }),
       (r) => r.body.status !== 'processing',
     )
     expect(done.body.status).toBe('completed')
@@ -101,17 +90,17 @@ describe('Form A, end to end', () => {
     for (const t of done.body.trace) expect(t).toMatchObject({ ms: expect.any(Number), ok: true })
 
     // spec: reservation settles to the amount used (1 page × 1 credit)
-    const after = await call(stack.baseUrl, 'GET', '/v1/credits', { key })
+    const after = await call(ctx.stack.baseUrl, 'GET', '/v1/credits', { key })
     expect(after.body).toMatchObject({ available: 99, reserved: 0, spent: 1 })
 
     // DESIGN: documents carry extracted data in {value, confidence}
-    const doc = await call(stack.baseUrl, 'GET', `/v1/documents/${done.body.documents[0].id}`, { key })
+    const doc = await call(ctx.stack.baseUrl, 'GET', `/v1/documents/${done.body.documents[0].id}`, { key })
     expect(doc.status).toBe(200)
     expect(doc.body.data.invoice_number).toMatchObject({ value: 'INV-2026-0042' })
     expect(doc.body.data.amount).toMatchObject({ value: 1200 })
 
     // spec: destination.exited to the bound exit webhook, signed sha256=<hex HMAC(raw body)>
-    const delivery = await receiver.waitFor((r) => r.rawBody.toString().includes(jobId) && r.rawBody.toString().includes('destination.exited'), 20_000)
+    const delivery = await ctx.receiver.waitFor((r) => r.rawBody.toString().includes(jobId) && r.rawBody.toString().includes('destination.exited'), 20_000)
     const sig = header(delivery.headers, 'X-Service-Signature')
     expect(sameText(sig, `sha256=${hmacHex(secret, delivery.rawBody)}`)).toBe(true)
     expect(header(delivery.headers, 'User-Agent')).toBe('Service-Webhook/1.0')
@@ -125,17 +114,17 @@ describe('Form A, end to end', () => {
 
 describe('Form B, end to end', () => {
   it('submits a PDF as files, polls with include=stages,result, and delivers a signed job.completed', async () => {
-    const { key, workspaceId } = await newWorkspace(stack.baseUrl, 'B', { credits: 50 })
-    const hook = await call(stack.baseUrl, 'POST', '/v1/webhooks', {
+    const { key, workspaceId } = await newWorkspace(ctx.stack.baseUrl, 'B', { credits: 50 })
+    const hook = await call(ctx.stack.baseUrl, 'POST', '/v1/webhooks', {
       key,
-      json: { name: 'receiver-b', url: receiver.url, events: ['job.completed'] },
+      json: { name: 'receiver-b', url: ctx.receiver.url, events: ['job.completed'] },
     })
     expect(hook.status).toBe(201)
     const secret = hook.body.secret as string
     expect(secret).toMatch(/.{20,}/)
 
     const pdf = await invoicePdf()
-    const submit = await call(stack.baseUrl, 'POST', '/v1/jobs?client_reference_id=ref-42', {
+    const submit = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs?client_reference_id=ref-42', {
       key,
       form: fileForm('files', [{ name: 'invoice.pdf', bytes: pdf }], { schema_id: 'invoice' }),
     })
@@ -148,7 +137,7 @@ describe('Form B, end to end', () => {
     expect(entry.result_url).toBe(`${entry.status_url}?include=result`)
 
     const done = await pollUntil(
-      () => call(stack.baseUrl, 'GET', `/v1/jobs/${entry.job_id}?include=stages,result`, { key }),
+      () => call(ctx.stack.baseUrl, 'GET', `/v1/jobs/${entry.job_id}?include=stages,result`, { key }),
       (r) => ['completed', 'completed_with_errors', 'failed'].includes(r.body.status),
     )
     expect(done.body).toMatchObject({
@@ -168,7 +157,7 @@ describe('Form B, end to end', () => {
     expect(data.currency.value).toBe('EUR')
 
     // spec: X-Service-Signature = v1=<hex HMAC(timestamp + "." + raw body)>, X-Service-Timestamp in epoch seconds
-    const delivery = await receiver.waitFor((r) => r.rawBody.toString().includes(entry.job_id) && r.rawBody.toString().includes('job.completed'), 20_000)
+    const delivery = await ctx.receiver.waitFor((r) => r.rawBody.toString().includes(entry.job_id) && r.rawBody.toString().includes('job.completed'), 20_000)
     const ts = header(delivery.headers, 'X-Service-Timestamp')
     expect(Math.abs(Number(ts) - Date.now() / 1000)).toBeLessThan(300)
     const sig = header(delivery.headers, 'X-Service-Signature')
@@ -188,43 +177,43 @@ describe('Form B, end to end', () => {
 
 describe('authentication and errors, both envelopes', () => {
   it('rejects a missing or invalid key with 401 and the nested unauthorized envelope', async () => {
-    const none = await call(stack.baseUrl, 'GET', '/v1/jobs')
+    const none = await call(ctx.stack.baseUrl, 'GET', '/v1/jobs')
     expect(none.status).toBe(401)
     expect(none.body.error.code).toBe('unauthorized')
-    const bad = await call(stack.baseUrl, 'GET', '/v1/jobs', { key: 'qk_not-a-key' })
+    const bad = await call(ctx.stack.baseUrl, 'GET', '/v1/jobs', { key: 'qk_not-a-key' })
     expect(bad.status).toBe(401)
     expect(bad.body.error).toMatchObject({ code: 'unauthorized', message: expect.any(String) })
   })
 
   it('answers an unknown job id with 404 job_not_found (nested) in both forms', async () => {
     for (const form of ['A', 'B'] as const) {
-      const { key } = await newWorkspace(stack.baseUrl, form)
-      const r = await call(stack.baseUrl, 'GET', '/v1/jobs/job_doesnotexist', { key })
+      const { key } = await newWorkspace(ctx.stack.baseUrl, form)
+      const r = await call(ctx.stack.baseUrl, 'GET', '/v1/jobs/job_doesnotexist', { key })
       expect(r.status).toBe(404)
       expect(r.body.error.code).toBe('job_not_found')
     }
   })
 
   it('answers a key without the scope with 403 insufficient_scope (DESIGN)', async () => {
-    const { key } = await newWorkspace(stack.baseUrl, 'B', { scopes: ['jobs:read'] })
-    const r = await call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('files', [{ name: 'a.pdf', bytes: await invoicePdf() }]) })
+    const { key } = await newWorkspace(ctx.stack.baseUrl, 'B', { scopes: ['jobs:read'] })
+    const r = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('files', [{ name: 'a.pdf', bytes: await invoicePdf() }]) })
     expect(r.status).toBe(403)
     expect(r.body.error.code).toBe('insufficient_scope')
   })
 
   it('Form B: a file sent as `file` gives 400 MISSING_PART (flat envelope)', async () => {
-    const { key } = await newWorkspace(stack.baseUrl, 'B')
-    const r = await call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('file', [{ name: 'a.pdf', bytes: await invoicePdf() }]) })
+    const { key } = await newWorkspace(ctx.stack.baseUrl, 'B')
+    const r = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('file', [{ name: 'a.pdf', bytes: await invoicePdf() }]) })
     expect(r.status).toBe(400)
     expect(r.body).toMatchObject({ error: 'MISSING_PART', message: expect.any(String), timestamp: expect.any(String) })
   })
 
   it('402 PAYMENT_REQUIRED when credits run short, and no job is created', async () => {
-    const { key } = await newWorkspace(stack.baseUrl, 'B', { credits: 0 })
-    const r = await call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('files', [{ name: 'a.pdf', bytes: await invoicePdf() }]) })
+    const { key } = await newWorkspace(ctx.stack.baseUrl, 'B', { credits: 0 })
+    const r = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('files', [{ name: 'a.pdf', bytes: await invoicePdf() }]) })
     expect(r.status).toBe(402)
     expect(r.body.error).toBe('PAYMENT_REQUIRED')
-    const list = await call(stack.baseUrl, 'GET', '/v1/jobs', { key })
+    const list = await call(ctx.stack.baseUrl, 'GET', '/v1/jobs', { key })
     expect(list.body.data).toHaveLength(0)
   })
 })

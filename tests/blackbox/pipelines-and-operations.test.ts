@@ -1,25 +1,15 @@
 // Pipelines (DESIGN contracts), workspace-level Form B events, and the operator surfaces, black box.
-import { startHttpsReceiver, type HttpsReceiver } from '@quire/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { invoicePdf } from '../fixtures/make-fixtures.ts'
 import { call, fileForm, newWorkspace } from './client.ts'
-import { ADMIN_TOKEN, startStack, type Stack } from './stack.ts'
+import { ADMIN_TOKEN, useStackWithReceiver } from './stack.ts'
 
-let stack: Stack
-let receiver: HttpsReceiver
-beforeAll(async () => {
-  receiver = await startHttpsReceiver()
-  stack = await startStack({ receiverCa: receiver.ca })
-}, 120_000)
-afterAll(async () => {
-  await stack?.stop()
-  await receiver?.close()
-})
+const ctx = useStackWithReceiver()
 
 describe('pipelines', () => {
   it('validates definitions and names the path of every problem (400 INVALID_DEFINITION)', async () => {
-    const { key } = await newWorkspace(stack.baseUrl, 'B')
-    const r = await call(stack.baseUrl, 'POST', '/v1/pipelines', {
+    const { key } = await newWorkspace(ctx.stack.baseUrl, 'B')
+    const r = await call(ctx.stack.baseUrl, 'POST', '/v1/pipelines', {
       key,
       json: { name: 'bad', definition: { split: { mode: 'sideways' }, credits: { per_page: -1 }, surprise: true } },
     })
@@ -30,34 +20,34 @@ describe('pipelines', () => {
   })
 
   it('accepts an edit-stage binding (spec: accepted but never fires)', async () => {
-    const { key } = await newWorkspace(stack.baseUrl, 'A')
-    const r = await call(stack.baseUrl, 'POST', '/v1/pipelines', { key, json: { name: 'edit', definition: { bindings: { edit: { entry_webhook_id: 'wh_x' } } } } })
+    const { key } = await newWorkspace(ctx.stack.baseUrl, 'A')
+    const r = await call(ctx.stack.baseUrl, 'POST', '/v1/pipelines', { key, json: { name: 'edit', definition: { bindings: { edit: { entry_webhook_id: 'wh_x' } } } } })
     expect(r.status).toBe(201)
   })
 
   it('versions: drafts then publish; Form A shows "vN", Form B n; the platform parse pipeline is listed', async () => {
     for (const form of ['A', 'B'] as const) {
-      const { key } = await newWorkspace(stack.baseUrl, form)
-      const p = await call(stack.baseUrl, 'POST', '/v1/pipelines', { key, json: { name: 'v' } })
+      const { key } = await newWorkspace(ctx.stack.baseUrl, form)
+      const p = await call(ctx.stack.baseUrl, 'POST', '/v1/pipelines', { key, json: { name: 'v' } })
       expect(p.body).toMatchObject({ published: false, latest_published_version: null })
-      const v2 = await call(stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions`, { key, json: { definition: {} } })
+      const v2 = await call(ctx.stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions`, { key, json: { definition: {} } })
       expect(v2.body.version).toBe(form === 'A' ? 'v2' : 2)
-      const pub = await call(stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions/2/publish`, { key })
+      const pub = await call(ctx.stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions/2/publish`, { key })
       expect(pub.body).toMatchObject({ published: true, latest_published_version: form === 'A' ? 'v2' : 2 })
-      const missing = await call(stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions/9/publish`, { key })
+      const missing = await call(ctx.stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions/9/publish`, { key })
       expect(missing.status).toBe(404)
       expect(missing.body.error).toBe('VERSION_NOT_FOUND')
-      const list = await call(stack.baseUrl, 'GET', '/v1/pipelines', { key })
+      const list = await call(ctx.stack.baseUrl, 'GET', '/v1/pipelines', { key })
       expect(list.body.page).toMatchObject({ page: 1, page_size: 25, total: 2 })
       expect(list.body.data.map((x: { id: string }) => x.id)).toEqual(expect.arrayContaining(['parse', p.body.id]))
     }
   })
 
   it('page and page_size out of range → 400 INVALID_PARAMETER', async () => {
-    const { key } = await newWorkspace(stack.baseUrl, 'B')
+    const { key } = await newWorkspace(ctx.stack.baseUrl, 'B')
     for (const q of ['page=0', 'page_size=0', 'page_size=101', 'page=x']) {
       for (const path of ['/v1/pipelines', '/v1/webhooks']) {
-        const r = await call(stack.baseUrl, 'GET', `${path}?${q}`, { key })
+        const r = await call(ctx.stack.baseUrl, 'GET', `${path}?${q}`, { key })
         expect(r.status, `${path}?${q}`).toBe(400)
         expect(r.body.error).toBe('INVALID_PARAMETER')
       }
@@ -67,20 +57,20 @@ describe('pipelines', () => {
 
 describe('Form B workspace events', () => {
   it('publishing a version sends pipeline.deployed; a file refused at intake sends doc.quarantined', async () => {
-    const { key, workspaceId } = await newWorkspace(stack.baseUrl, 'B')
-    const hook = await call(stack.baseUrl, 'POST', '/v1/webhooks', { key, json: { name: 'ops', url: receiver.url, events: ['pipeline.deployed', 'doc.quarantined'] } })
+    const { key, workspaceId } = await newWorkspace(ctx.stack.baseUrl, 'B')
+    const hook = await call(ctx.stack.baseUrl, 'POST', '/v1/webhooks', { key, json: { name: 'ops', url: ctx.receiver.url, events: ['pipeline.deployed', 'doc.quarantined'] } })
     expect(hook.status).toBe(201)
-    const p = await call(stack.baseUrl, 'POST', '/v1/pipelines', { key, json: { name: 'pdf-only', definition: { accept: { types: ['pdf'] } } } })
-    await call(stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions/1/publish`, { key })
-    const deployed = await receiver.waitFor((r) => r.rawBody.toString().includes(p.body.id) && r.rawBody.toString().includes('pipeline.deployed'), 20_000)
+    const p = await call(ctx.stack.baseUrl, 'POST', '/v1/pipelines', { key, json: { name: 'pdf-only', definition: { accept: { types: ['pdf'] } } } })
+    await call(ctx.stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions/1/publish`, { key })
+    const deployed = await ctx.receiver.waitFor((r) => r.rawBody.toString().includes(p.body.id) && r.rawBody.toString().includes('pipeline.deployed'), 20_000)
     expect(JSON.parse(deployed.rawBody.toString())).toMatchObject({ event: 'pipeline.deployed', workspace_id: workspaceId, data: { pipeline_id: p.body.id, version: 1 } })
 
-    const refused = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+    const refused = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', {
       key,
       form: fileForm('files', [{ name: 'notes.txt.pdf', bytes: new TextEncoder().encode('plain text') }], { pipeline_id: p.body.id }),
     })
     expect(refused.status).toBe(422)
-    const quarantined = await receiver.waitFor((r) => r.rawBody.toString().includes('notes.txt.pdf'), 20_000)
+    const quarantined = await ctx.receiver.waitFor((r) => r.rawBody.toString().includes('notes.txt.pdf'), 20_000)
     expect(JSON.parse(quarantined.rawBody.toString())).toMatchObject({ event: 'doc.quarantined', data: { file_name: 'notes.txt.pdf', reason: 'type' } })
   })
 })
@@ -88,35 +78,35 @@ describe('Form B workspace events', () => {
 describe('operator surfaces', () => {
   it('the queue dashboard and /metrics need the admin token', async () => {
     for (const path of ['/admin/queues', '/metrics']) {
-      const anon = await fetch(stack.baseUrl + path)
+      const anon = await fetch(ctx.stack.baseUrl + path)
       expect(anon.status, path).toBe(401)
-      const ok = await fetch(stack.baseUrl + path, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })
+      const ok = await fetch(ctx.stack.baseUrl + path, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })
       expect(ok.status, path).toBe(200)
     }
-    const basic = await fetch(`${stack.baseUrl}/admin/queues`, { headers: { Authorization: `Basic ${Buffer.from(`ops:${ADMIN_TOKEN}`).toString('base64')}` } })
+    const basic = await fetch(`${ctx.stack.baseUrl}/admin/queues`, { headers: { Authorization: `Basic ${Buffer.from(`ops:${ADMIN_TOKEN}`).toString('base64')}` } })
     expect(basic.status).toBe(200)
     expect(await basic.text()).toContain('<html')
-    const queues = await fetch(`${stack.baseUrl}/admin/queues/api/queues`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })
+    const queues = await fetch(`${ctx.stack.baseUrl}/admin/queues/api/queues`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })
     const names = ((await queues.json()) as { queues: { name: string }[] }).queues.map((q) => q.name)
     expect(names).toEqual(expect.arrayContaining(['stage-parse', 'stage-extract', 'webhook-delivery']))
-    const metrics = await (await fetch(`${stack.baseUrl}/metrics`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })).text()
+    const metrics = await (await fetch(`${ctx.stack.baseUrl}/metrics`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })).text()
     expect(metrics).toMatch(/quire_ledger_drift_credits 0/)
   })
 
   it('the admin API refuses a wrong token (401 nested unauthorized)', async () => {
-    const r = await fetch(`${stack.baseUrl}/admin/v1/workspaces`, { method: 'POST', headers: { Authorization: 'Bearer nope', 'Content-Type': 'application/json' }, body: '{}' })
+    const r = await fetch(`${ctx.stack.baseUrl}/admin/v1/workspaces`, { method: 'POST', headers: { Authorization: 'Bearer nope', 'Content-Type': 'application/json' }, body: '{}' })
     expect(r.status).toBe(401)
     expect(((await r.json()) as { error: { code: string } }).error.code).toBe('unauthorized')
   })
 
   it('jobs of one workspace are invisible to another (spec: every endpoint is scoped to the key\'s workspace)', async () => {
-    const a = await newWorkspace(stack.baseUrl, 'B')
-    const b = await newWorkspace(stack.baseUrl, 'B')
-    const job = await call(stack.baseUrl, 'POST', '/v1/jobs', { key: a.key, form: fileForm('files', [{ name: 'a.pdf', bytes: await invoicePdf() }]) })
-    const other = await call(stack.baseUrl, 'GET', `/v1/jobs/${job.body[0].job_id}`, { key: b.key })
+    const a = await newWorkspace(ctx.stack.baseUrl, 'B')
+    const b = await newWorkspace(ctx.stack.baseUrl, 'B')
+    const job = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', { key: a.key, form: fileForm('files', [{ name: 'a.pdf', bytes: await invoicePdf() }]) })
+    const other = await call(ctx.stack.baseUrl, 'GET', `/v1/jobs/${job.body[0].job_id}`, { key: b.key })
     expect(other.status).toBe(404)
     expect(other.body.error.code).toBe('job_not_found')
-    const cancel = await call(stack.baseUrl, 'POST', `/v1/jobs/${job.body[0].job_id}/cancel`, { key: b.key })
+    const cancel = await call(ctx.stack.baseUrl, 'POST', `/v1/jobs/${job.body[0].job_id}/cancel`, { key: b.key })
     expect(cancel.status).toBe(404)
   })
 })

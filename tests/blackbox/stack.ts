@@ -7,6 +7,8 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { startHttpsReceiver, type HttpsReceiver } from '@quire/testing'
+import { afterAll, beforeAll } from 'vitest'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 let stackCount = 0
@@ -144,4 +146,21 @@ async function waitForHealth(url: string, child: ChildProcess, log: string[]) {
     await new Promise((r) => setTimeout(r, 200))
   }
   throw new Error(`api did not become healthy:\n${log.join('')}`)
+}
+
+/**
+ * Registers beforeAll/afterAll that start a real HTTPS webhook receiver and a stack trusting it, and stop both.
+ * Read `ctx.stack` and `ctx.receiver` inside tests.
+ */
+export function useStackWithReceiver(opts: { env?: Record<string, string> } = {}) {
+  const ctx = {} as { stack: Stack; receiver: HttpsReceiver }
+  beforeAll(async () => {
+    ctx.receiver = await startHttpsReceiver()
+    ctx.stack = await startStack({ receiverCa: ctx.receiver.ca, env: opts.env })
+  }, 120_000)
+  afterAll(async () => {
+    await ctx.stack?.stop()
+    await ctx.receiver?.close()
+  })
+  return ctx
 }
