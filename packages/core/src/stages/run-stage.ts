@@ -144,10 +144,8 @@ export async function runStage(deps: StageDeps, opts: { jobId: string; stage: Wo
 }
 
 async function finishJobInTx(tx: Tx, opts: { jobId: string; from: JobStatus }) {
-  const job = await tx.job.findUniqueOrThrow({
-    where: { id: opts.jobId },
-    include: { stageRuns: true, documents: true },
-  })
+  const job = await loadJobForStage(tx, opts.jobId)
+  if (!job) throw new JobNoLongerRunning()
   const used = job.stageRuns.reduce((n, r) => n + r.credits, 0)
   const settled = await settleCredits(tx, { jobId: job.id, used })
   const firstFailure = job.stageRuns

@@ -15,15 +15,18 @@ export type StageDeps = {
 export type LoadedJob = NonNullable<Awaited<ReturnType<typeof loadJobForStage>>>
 export type LoadedDocument = LoadedJob['documents'][number]
 
+/**
+ * The job with its files, documents and stage runs. Relations are read one query after another rather than with a
+ * Prisma `include`: inside an interactive transaction an include runs its child queries concurrently on the one
+ * connection (prisma/orm#29468), which pg 8 only warns about and pg 9 refuses.
+ */
 export async function loadJobForStage(db: Db | Tx, jobId: string) {
-  return db.job.findUnique({
-    where: { id: jobId },
-    include: {
-      files: { orderBy: { position: 'asc' } },
-      documents: { orderBy: { id: 'asc' } },
-      stageRuns: true,
-    },
-  })
+  const job = await db.job.findUnique({ where: { id: jobId } })
+  if (!job) return null
+  const files = await db.jobFile.findMany({ where: { jobId }, orderBy: { position: 'asc' } })
+  const documents = await db.document.findMany({ where: { jobId }, orderBy: { id: 'asc' } })
+  const stageRuns = await db.stageRun.findMany({ where: { jobId } })
+  return { ...job, files, documents, stageRuns }
 }
 
 export type StageContext = {
