@@ -114,7 +114,10 @@ export async function startStack(opts: { receiverCa?: string; env?: Record<strin
     if (!child || child.exitCode !== null) return
     const exited = new Promise((r) => child.once('exit', r))
     child.kill(signal)
+    // A process that does not stop on SIGTERM within 10 s is killed, so a test run never hangs on shutdown.
+    const force = setTimeout(() => child.kill('SIGKILL'), 10_000)
     await exited
+    clearTimeout(force)
   }
 
   await Promise.all([start('api'), start('stage-worker'), start('webhook-dispatcher')])

@@ -1,9 +1,10 @@
 import path from 'node:path'
 import type { BucketsConfig } from '@quire/storage'
-import { BoolEnv, SharedEnv, sharedConfig } from '@quire/config'
+import { BlobStoreEnv, BoolEnv, SharedEnv, blobStoreConfig, sharedConfig } from '@quire/config'
 import { z } from 'zod'
 
 const Env = SharedEnv.extend({
+  ...BlobStoreEnv.shape,
   QUIRE_API_PORT: z.coerce.number().int().min(0).default(3000),
   QUIRE_API_HOST: z.string().default('0.0.0.0'),
   QUIRE_PUBLIC_URL: z.string().optional(),
@@ -11,7 +12,6 @@ const Env = SharedEnv.extend({
   QUIRE_SYNC_WINDOW_MS: z.coerce.number().int().min(0).default(50_000),
   QUIRE_ALLOW_PRIVATE_WEBHOOK_URLS: BoolEnv.default(false),
   QUIRE_ALLOW_INSECURE_WEBHOOK_URLS: BoolEnv.default(false),
-  QUIRE_BLOB_DIR: z.string().default('./.data/blobs'),
   QUIRE_UPLOAD_DIR: z.string().default('./.data/uploads'),
   QUIRE_MAX_FILES_PER_REQUEST: z.coerce.number().int().min(1).default(20),
   QUIRE_BUCKETS: z.string().optional(),
@@ -94,7 +94,7 @@ function load() {
     adminToken: env.QUIRE_ADMIN_TOKEN ?? 'dev-admin-token',
     syncWindowMs: env.QUIRE_SYNC_WINDOW_MS,
     urlPolicy: { allowPrivate: env.QUIRE_ALLOW_PRIVATE_WEBHOOK_URLS, allowInsecure: env.QUIRE_ALLOW_INSECURE_WEBHOOK_URLS },
-    blobDir: env.QUIRE_BLOB_DIR,
+    blobStore: blobStoreConfig(env),
     uploadDir: env.QUIRE_UPLOAD_DIR,
     maxFilesPerRequest: env.QUIRE_MAX_FILES_PER_REQUEST,
     buckets: parseBucketsEnv(env.QUIRE_BUCKETS),

@@ -1,7 +1,7 @@
 import { ensurePlatformPipelines } from '@quire/core'
 import { createPrisma } from '@quire/db'
 import { createQueueSet, createRedis, startOutboxRelay } from '@quire/queues'
-import { createFsBlobStore } from '@quire/storage'
+import { createBlobStore } from '@quire/storage'
 import pino from 'pino'
 import { createApp } from './app.ts'
 import { config } from './config.ts'
@@ -16,7 +16,7 @@ const relay = startOutboxRelay({ db, queues, onError: (err) => log.warn({ err },
 await ensurePlatformPipelines(db)
 
 const app = createApp(
-  { db, blobs: createFsBlobStore({ dir: config.blobDir }), config, log, kickRelay: relay.kick },
+  { db, blobs: createBlobStore(config.blobStore), config, log, kickRelay: relay.kick },
   [queueDashboard({ queues, adminToken: config.adminToken })],
 )
 const server = app.listen(config.port, config.host, () => {

@@ -1,10 +1,10 @@
 import { WORKER_STAGES, isWorkerStage, type WorkerStage } from '@quire/domain'
-import { SharedEnv, sharedConfig } from '@quire/config'
+import { BlobStoreEnv, SharedEnv, blobStoreConfig, sharedConfig } from '@quire/config'
 import { z } from 'zod'
 
 const Env = SharedEnv.extend({
+  ...BlobStoreEnv.shape,
   QUIRE_STAGES: z.string().default(''),
-  QUIRE_BLOB_DIR: z.string().default('./.data/blobs'),
   QUIRE_STAGE_CONCURRENCY: z.coerce.number().int().min(1).default(2),
   /** How long a worker's lock on a job lasts; a killed worker's job is picked up again after it lapses. */
   QUIRE_STAGE_LOCK_MS: z.coerce.number().int().min(1000).default(30_000),
@@ -12,6 +12,8 @@ const Env = SharedEnv.extend({
   /** A synchronous job still running after this long ends as timed_out. */
   QUIRE_SYNC_JOB_TIMEOUT_MS: z.coerce.number().int().min(1).default(600_000),
   QUIRE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
+  /** Work without progress for this long is queued again (a no-op while Redis still holds it). */
+  QUIRE_REQUEUE_AFTER_MS: z.coerce.number().int().min(100).default(300_000),
   QUIRE_OCR_WORKERS: z.coerce.number().int().min(1).default(1),
 })
 
@@ -23,13 +25,14 @@ function load() {
   return {
     ...sharedConfig(env),
     stages: (requested.length ? requested : WORKER_STAGES) as WorkerStage[],
-    blobDir: env.QUIRE_BLOB_DIR,
+    blobStore: blobStoreConfig(env),
     concurrency: env.QUIRE_STAGE_CONCURRENCY,
     lockMs: env.QUIRE_STAGE_LOCK_MS,
     ocrWorkers: env.QUIRE_OCR_WORKERS,
     retentionMs: env.QUIRE_JOB_RETENTION_MS,
     syncJobTimeoutMs: env.QUIRE_SYNC_JOB_TIMEOUT_MS,
     sweepIntervalMs: env.QUIRE_SWEEP_INTERVAL_MS,
+    requeueAfterMs: env.QUIRE_REQUEUE_AFTER_MS,
   }
 }
 

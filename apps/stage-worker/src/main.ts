@@ -1,7 +1,7 @@
 import { createPrisma } from '@quire/db'
 import { createOcrEngine } from '@quire/extraction'
 import { createQueueSet, createRedis, stageQueueName, startOutboxRelay } from '@quire/queues'
-import { createFsBlobStore } from '@quire/storage'
+import { createBlobStore } from '@quire/storage'
 import { Worker } from 'bullmq'
 import pino from 'pino'
 import { config } from './config.ts'
@@ -15,7 +15,7 @@ const producer = createRedis(config.redisUrl, 'producer')
 const queues = createQueueSet({ connection: producer, prefix: config.queuePrefix, stageAttempts: config.stageAttempts })
 const relay = startOutboxRelay({ db, queues, onError: (err) => log.warn({ err }, 'outbox relay pass failed; will retry') })
 const ocr = createOcrEngine({ workers: config.ocrWorkers })
-const blobs = createFsBlobStore({ dir: config.blobDir })
+const blobs = createBlobStore(config.blobStore)
 const deps = { db, blobs, ocr, onCommit: relay.kick, log }
 const sweepers = startJobSweepers({
   db,
@@ -24,6 +24,7 @@ const sweepers = startJobSweepers({
   intervalMs: config.sweepIntervalMs,
   retentionMs: config.retentionMs,
   syncJobTimeoutMs: config.syncJobTimeoutMs,
+  requeueAfterMs: config.requeueAfterMs,
   onCommit: relay.kick,
 })
 startHoldExpirySweeper({ db, log, intervalMs: config.sweepIntervalMs })

@@ -33,3 +33,5 @@ export function sharedConfig(env: SharedEnv) {
     stageAttempts: env.QUIRE_STAGE_ATTEMPTS,
   }
 }
+
+export { BlobStoreEnv, blobStoreConfig } from './blob-store.ts'

@@ -22,7 +22,7 @@ const deliveryIdFor = (eventId: string, webhookId: string, type: string) =>
 export async function fanoutEvent(deps: { db: Db; publicUrl: string }, eventId: string): Promise<number> {
   const { db } = deps
   const row = await db.event.findUnique({ where: { id: eventId } })
-  if (!row) return 0
+  if (!row || row.fannedOutAt) return 0
   const event: StoredEvent = { ...row, data: (row.data as Record<string, unknown>) ?? {} }
   const workspace = await db.workspace.findUniqueOrThrow({ where: { id: row.workspaceId } })
   const webhooks = await db.webhook.findMany({ where: { workspaceId: row.workspaceId } })
@@ -37,7 +37,11 @@ export async function fanoutEvent(deps: { db: Db; publicUrl: string }, eventId: 
   }
   const recipients =
     workspace.apiForm === 'A' ? formARecipients(event, bindings, webhooks) : formBRecipients(event, webhooks)
-  if (recipients.length === 0) return 0
+  const markFannedOut = { where: { id: row.id }, data: { fannedOutAt: new Date() } }
+  if (recipients.length === 0) {
+    await db.event.update(markFannedOut)
+    return 0
+  }
   const deliveries = recipients.map((r) => {
     const id = deliveryIdFor(row.id, r.webhookId, r.type)
     const payload =
@@ -48,6 +52,7 @@ export async function fanoutEvent(deps: { db: Db; publicUrl: string }, eventId: 
   })
   await db.$transaction(async (tx) => {
     await tx.webhookDelivery.createMany({ data: deliveries, skipDuplicates: true })
+    await tx.event.update(markFannedOut)
     await writeOutbox(
       tx,
       deliveries.map((d) => ({

@@ -225,6 +225,7 @@ CREATE TABLE "events" (
     "transition" TEXT,
     "data" JSONB,
     "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "fanned_out_at" TIMESTAMP(3),
 
     CONSTRAINT "events_pkey" PRIMARY KEY ("id")
 );
@@ -335,6 +336,9 @@ CREATE UNIQUE INDEX "webhooks_workspace_id_name_key" ON "webhooks"("workspace_id
 
 -- CreateIndex
 CREATE INDEX "events_job_id_idx" ON "events"("job_id");
+
+-- CreateIndex
+CREATE INDEX "events_fanned_out_at_created_at_idx" ON "events"("fanned_out_at", "created_at");
 
 -- CreateIndex
 CREATE INDEX "webhook_deliveries_webhook_id_created_at_idx" ON "webhook_deliveries"("webhook_id", "created_at");
