@@ -1,6 +1,7 @@
 import path from 'node:path'
 import type { BlobStoreConfig } from '@quire/storage'
 import { z } from 'zod'
+import { bothKeysOrNone, parseJsonEnv, S3_CONNECTION_FIELDS, s3Connection } from './s3-env.ts'
 
 /**
  * Where uploaded files are stored, for every process that reads or writes them (api, stage-worker). Extend an app's
@@ -17,19 +18,8 @@ export const BlobStoreEnv = z.object({
 export type BlobStoreEnv = z.infer<typeof BlobStoreEnv>
 
 const BlobS3 = z
-  .strictObject({
-    bucket: z.string().min(1),
-    region: z.string().min(1).default('us-east-1'),
-    endpoint: z.url({ protocol: /^https?$/ }).optional(),
-    force_path_style: z.boolean().default(false),
-    access_key_id: z.string().min(1).optional(),
-    secret_access_key: z.string().min(1).optional(),
-    session_token: z.string().min(1).optional(),
-    prefix: z.string().optional(),
-  })
-  .refine((b) => (b.access_key_id === undefined) === (b.secret_access_key === undefined), {
-    message: 'give both access_key_id and secret_access_key, or neither (the AWS default credential chain)',
-  })
+  .strictObject({ ...S3_CONNECTION_FIELDS, prefix: z.string().optional() })
+  .refine(bothKeysOrNone.check, { message: bothKeysOrNone.message })
 
 /**
  * The blob store chosen by the environment. Throws an Error naming the variable and the bad entry, so a process with
@@ -44,28 +34,10 @@ export function blobStoreConfig(env: BlobStoreEnv): BlobStoreConfig {
   }
   if (kind !== 's3') throw new Error(`QUIRE_BLOB_STORE must be "fs" or "s3", not "${env.QUIRE_BLOB_STORE}"`)
   if (!s3Raw) throw new Error('QUIRE_BLOB_STORE=s3 needs QUIRE_BLOB_S3, a JSON object such as {"bucket": "quire-blobs", "region": "eu-west-1"}')
-  let json: unknown
-  try {
-    json = JSON.parse(s3Raw)
-  } catch (err) {
-    throw new Error(`QUIRE_BLOB_S3 is not valid JSON: ${(err as Error).message}`)
-  }
-  const r = BlobS3.safeParse(json)
-  if (!r.success) {
-    const issues = r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
-    throw new Error(`QUIRE_BLOB_S3 is invalid: ${issues.join('; ')}`)
-  }
-  const b = r.data
+  const b = parseJsonEnv('QUIRE_BLOB_S3', s3Raw, BlobS3)
   return {
     type: 's3',
-    bucket: b.bucket,
-    region: b.region,
-    endpoint: b.endpoint,
-    forcePathStyle: b.force_path_style,
-    credentials:
-      b.access_key_id && b.secret_access_key
-        ? { accessKeyId: b.access_key_id, secretAccessKey: b.secret_access_key, sessionToken: b.session_token }
-        : undefined,
+    ...s3Connection(b),
     prefix: b.prefix,
     cacheDir: path.resolve(env.QUIRE_BLOB_DIR, 's3-cache'),
   }

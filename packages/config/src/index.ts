@@ -35,3 +35,5 @@ export function sharedConfig(env: SharedEnv) {
 }
 
 export { BlobStoreEnv, blobStoreConfig } from './blob-store.ts'
+export { parseBucketsEnv } from './buckets.ts'
+export { parseJsonEnv } from './s3-env.ts'

@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { parseBucketsEnv } from './config.ts'
+import { parseBucketsEnv } from './buckets.ts'
 
 describe('QUIRE_BUCKETS', () => {
   it('is empty when unset or blank', () => {
