@@ -37,7 +37,7 @@ export {
   listDeliveries,
   toWebhookView,
 } from './webhooks/webhooks.ts'
-export type { WebhookView, WebhookAuth, UrlPolicy } from './webhooks/webhooks.ts'
+export type { WebhookView, WebhookAuth, UrlPolicy, NewWebhook } from './webhooks/webhooks.ts'
 export { awaitJobs, degradeSyncJobs } from './jobs/await-jobs.ts'
 export { getDocument } from './documents/get-document.ts'
 export { expireJobs, timeOutSyncJobs } from './jobs/expire-jobs.ts'

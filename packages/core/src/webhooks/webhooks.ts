@@ -40,17 +40,19 @@ export function toWebhookView(w: WebhookRow): WebhookView {
   }
 }
 
-export async function createWebhook(opts: {
-  db: Db
-  workspaceId: string
-  urlPolicy: UrlPolicy
+/** What a client asks for when creating a webhook, once each form's request is parsed. */
+export type NewWebhook = {
   name: string
   url: string
   auth: WebhookAuth
   events: string[]
   headers?: Record<string, string>
   description?: string | null
-}): Promise<WebhookView> {
+}
+
+export async function createWebhook(
+  opts: NewWebhook & { db: Db; workspaceId: string; urlPolicy: UrlPolicy },
+): Promise<WebhookView> {
   const checked = await assertWebhookUrl(opts.url, opts.urlPolicy)
   if (!checked.ok) throw new DomainError('INVALID_WEBHOOK_URL', `webhook url rejected: ${checked.reason}`)
   const headers = opts.headers ?? {}

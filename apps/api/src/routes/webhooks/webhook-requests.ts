@@ -1,4 +1,4 @@
-import type { WebhookAuth } from '@quire/core'
+import type { NewWebhook, WebhookAuth } from '@quire/core'
 import { DomainError } from '@quire/domain'
 import { FORM_A_EVENTS, FORM_B_EVENTS } from '@quire/forms'
 import { z } from 'zod'
@@ -34,21 +34,13 @@ export const FormBCreateWebhook = z.object({
   description: z.string().max(2000).optional(),
 })
 
-export type ParsedWebhook = {
-  name: string
-  url: string
-  auth: WebhookAuth
-  events: string[]
-  headers: Record<string, string>
-  description: string | null
-}
 
 function checkEvents(events: string[], allowed: string[]) {
   const bad = events.filter((e) => !allowed.includes(e))
   if (bad.length) throw new DomainError('INVALID_EVENT', `unknown events: ${bad.join(', ')}`, { allowed })
 }
 
-export function parseFormAWebhook(body: unknown): ParsedWebhook {
+export function parseFormAWebhook(body: unknown): NewWebhook {
   const b = parseInput(FormACreateWebhook, body)
   let auth: WebhookAuth = { type: 'none' }
   if (b.auth_type === 'API_KEY') {
@@ -63,7 +55,7 @@ export function parseFormAWebhook(body: unknown): ParsedWebhook {
   return { name: b.name, url: b.url, auth, events, headers: b.headers ?? {}, description: b.description ?? null }
 }
 
-export function parseFormBWebhook(body: unknown): ParsedWebhook {
+export function parseFormBWebhook(body: unknown): NewWebhook {
   const b = parseInput(FormBCreateWebhook, body)
   let auth: WebhookAuth = { type: 'none' }
   if (b.auth === 'apikey') {
