@@ -178,12 +178,16 @@ function parseMultipart(ctx: Context, uploadDir: string, opts: MultipartOptions,
     return handle(part)
   }) as typeof form.onPart
 
-  return form.parse(req).then(([fields, files]) => ({
-    fields: fields as Record<string, string[]>,
-    files: files as Record<string, File[]>,
-    textNames,
-    fileNames,
-  }))
+  return form.parse(req).then(([fields, files]) => {
+    // formidable lists a file when its write finishes, which can differ from the order the parts arrived in; the
+    // spec answers files in upload order, so restore it from the order the write streams were opened.
+    const arrival = new Map(temps.map((t, i) => [t.path, i]))
+    const byArrival = (a: File, b: File) => (arrival.get(a.filepath) ?? 0) - (arrival.get(b.filepath) ?? 0)
+    const ordered = Object.fromEntries(
+      Object.entries(files as Record<string, File[]>).map(([name, list]) => [name, [...list].sort(byArrival)]),
+    )
+    return { fields: fields as Record<string, string[]>, files: ordered, textNames, fileNames }
+  })
 }
 
 /**
