@@ -1,6 +1,6 @@
 import { defineConfig } from 'prisma/config'
 
-// Run the CLI through `node scripts/prisma/prisma.mjs ...` (npm run db:*): it supplies the offline
+// Run the CLI through `node scripts/dev/prisma/prisma.mjs ...` (npm run db:*): it supplies the offline
 // schema engine. env('DATABASE_URL') would throw when the variable is unset, even for `generate`.
 export default defineConfig({
   schema: 'prisma/schema.prisma',

@@ -1,13 +1,22 @@
+import { defaultServerConditions } from 'vite'
 import { configDefaults, defineConfig } from 'vitest/config'
 
-// Run through `npm test` (scripts/test.mjs), which provides a fresh migrated database and a
+// Run through `npm test` (scripts/dev/test.mjs), which provides a fresh migrated database and a
 // queue prefix per run. `npm test -- --project unit` runs one project.
 const exclude = [...configDefaults.exclude, '**/node_modules/**', '**/generated/**', '**/.scratch/**', '**/.data/**']
+
+// Tests run the TypeScript sources: @quire/* packages resolve through their "@quire/source" export condition
+// (`npm run build` output in dist/ is for production). Given to every project: projects do not inherit root options.
+// Vitest's own default drops 'module' (packages such as the AWS SDK point it at extensionless ESM that Node cannot
+// load); vitest also passes these conditions to its worker processes as --conditions.
+const conditions = ['@quire/source', ...defaultServerConditions.filter((c) => c !== 'module')]
+const sources = { resolve: { conditions }, ssr: { resolve: { conditions } } }
 
 export default defineConfig({
   test: {
     projects: [
       {
+        ...sources,
         test: {
           name: 'unit',
           include: ['**/*.test.ts'],
@@ -15,6 +24,7 @@ export default defineConfig({
         },
       },
       {
+        ...sources,
         test: {
           name: 'integration',
           include: ['**/*.integration-test.ts'],
@@ -26,6 +36,7 @@ export default defineConfig({
         },
       },
       {
+        ...sources,
         test: {
           name: 'blackbox',
           include: ['tests/blackbox/**/*.test.ts'],

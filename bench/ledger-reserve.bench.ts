@@ -42,7 +42,16 @@ const jobLastWs = await hotWorkspace('bench-create-job-reserve-last')
 /** The rest of a createJob transaction: the job row and its first outbox message. */
 async function jobRows(tx: Parameters<Parameters<typeof db.$transaction>[0]>[0], workspaceId: string, jobId: string) {
   await tx.job.create({
-    data: { id: jobId, workspaceId, pipelineId: 'parse', pipelineVersion: 1, definition: {}, status: 'queued', pageCount: 1, creditsReserved: 1 },
+    data: {
+      id: jobId,
+      workspaceId,
+      pipelineId: 'parse',
+      pipelineVersion: 1,
+      definition: {},
+      status: 'queued',
+      pageCount: 1,
+      creditsReserved: 1,
+    },
   })
   await tx.outboxMessage.create({ data: { queue: 'bench', name: 'bench', jobKey: jobId, payload: { jobId } } })
 }
@@ -52,7 +61,8 @@ class Refused extends Error {}
 const variants: Record<string, () => Promise<boolean>> = {
   'bare UPDATE ... WHERE available >= x': async () =>
     (await db.$executeRaw`
-      UPDATE workspaces SET credits_available = credits_available - 1 WHERE id = ${bareWs} AND credits_available >= 1`) === 1,
+      UPDATE workspaces SET credits_available = credits_available - 1 WHERE id = ${bareWs} AND credits_available >= 1`) ===
+    1,
   'ledger reserveCredits (autocommit)': async () =>
     (await reserveCredits(db, { workspaceId: ledgerWs, jobId: newId('job'), amount: 1 })).ok,
   'ledger reserveCredits in a transaction (as createJob)': async () =>
@@ -83,7 +93,9 @@ for (let r = 0; r < rounds; r++) {
 }
 
 const bare = best['bare UPDATE ... WHERE available >= x']!
-console.log(`\nledger reserve on one hot workspace: ${concurrency} concurrent clients, best of ${rounds} × ${seconds} s`)
+console.log(
+  `\nledger reserve on one hot workspace: ${concurrency} concurrent clients, best of ${rounds} × ${seconds} s`,
+)
 for (const [name, ops] of Object.entries(best)) {
   console.log(`  ${name.padEnd(54)} ${ops.toFixed(0).padStart(7)} /s   ratio to bare ${(ops / bare).toFixed(2)}`)
 }
@@ -98,6 +110,8 @@ for (const ws of [ledgerWs, txWs, jobFirstWs, jobLastWs]) {
   anomalies += report.holdAnomalies.length
   holds += report.holds
 }
-console.log(`  reconcile of the ledger workspaces after the run: drift ${drift} credits, ${anomalies} hold anomalies, ${holds} holds`)
+console.log(
+  `  reconcile of the ledger workspaces after the run: drift ${drift} credits, ${anomalies} hold anomalies, ${holds} holds`,
+)
 await db.$disconnect()
 if (drift !== 0 || anomalies !== 0) process.exit(1)

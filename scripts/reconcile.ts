@@ -17,7 +17,11 @@ async function database(): Promise<Services> {
   if (process.env.DATABASE_URL) return { databaseUrl: process.env.DATABASE_URL, stop: async () => {} }
   const file = path.join(path.dirname(fileURLToPath(import.meta.url)), 'services.mjs')
   const services = await import(pathToFileURL(file).href)
-  return services.ensureServices({ redis: false, allowInstall: false, log: (m: string) => console.error(`[services] ${m}`) })
+  return services.ensureServices({
+    redis: false,
+    allowInstall: false,
+    log: (m: string) => console.error(`[services] ${m}`),
+  })
 }
 
 function print(report: ReconcileReport) {
@@ -27,10 +31,14 @@ function print(report: ReconcileReport) {
       `max settles per job ${report.maxSettlesPerJob}`,
   )
   for (const d of report.drifts) {
-    console.log(`  DRIFT ${d.workspaceId} ${d.check}: stored ${d.stored}, computed ${d.computed} (${d.stored - d.computed})`)
+    console.log(
+      `  DRIFT ${d.workspaceId} ${d.check}: stored ${d.stored}, computed ${d.computed} (${d.stored - d.computed})`,
+    )
   }
   for (const a of report.holdAnomalies) {
-    console.log(`  HOLD ${a.reason} ${a.workspaceId} job ${a.jobId} ${a.status ?? '(no hold)'} amount ${a.amount} posted ${a.posted}: ${JSON.stringify(a.entries)}`)
+    console.log(
+      `  HOLD ${a.reason} ${a.workspaceId} job ${a.jobId} ${a.status ?? '(no hold)'} amount ${a.amount} posted ${a.posted}: ${JSON.stringify(a.entries)}`,
+    )
   }
 }
 

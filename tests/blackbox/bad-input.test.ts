@@ -64,7 +64,11 @@ async function expectNoJobs(key: string) {
 }
 
 /** A multipart POST /v1/jobs over a raw socket, with a Content-Length matching `body` unless told otherwise. */
-function rawSubmit(key: string, body: Buffer, opts: { contentType?: string; contentLength?: number; path?: string; closeAfterBody?: 'end' | 'destroy' } = {}) {
+function rawSubmit(
+  key: string,
+  body: Buffer,
+  opts: { contentType?: string; contentLength?: number; path?: string; closeAfterBody?: 'end' | 'destroy' } = {},
+) {
   return rawRequest({
     port,
     head: [
@@ -83,7 +87,10 @@ const filePart = (field: string, name: string, content: string | Uint8Array, typ
   headers: [`Content-Disposition: form-data; name="${field}"; filename="${name}"`, `Content-Type: ${type}`],
   content: Buffer.from(content),
 })
-const textPart = (field: string, value: string) => ({ headers: [`Content-Disposition: form-data; name="${field}"`], content: value })
+const textPart = (field: string, value: string) => ({
+  headers: [`Content-Disposition: form-data; name="${field}"`],
+  content: value,
+})
 
 const memory = (pid: number) => {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
@@ -92,7 +99,9 @@ const memory = (pid: number) => {
 }
 
 const fileHead = (name = 'huge.pdf') =>
-  Buffer.from(`--${B}\r\nContent-Disposition: form-data; name="files"; filename="${name}"\r\nContent-Type: application/pdf\r\n\r\n`)
+  Buffer.from(
+    `--${B}\r\nContent-Disposition: form-data; name="files"; filename="${name}"\r\nContent-Type: application/pdf\r\n\r\n`,
+  )
 
 // ---- 413 -----------------------------------------------------------------------------------------------------------
 
@@ -166,7 +175,9 @@ describe('413 FILE_TOO_LARGE, per file, early', () => {
       stream: () => (produced >= TOTAL ? null : ((produced += chunk.length), chunk)),
       timeoutMs: 60_000,
     })
-    console.log(`[bad-input] raw 413 after ${(res.bodyBytesWritten / MB).toFixed(1)} MB written of ${TOTAL / MB} MB; connection ${res.ended}`)
+    console.log(
+      `[bad-input] raw 413 after ${(res.bodyBytesWritten / MB).toFixed(1)} MB written of ${TOTAL / MB} MB; connection ${res.ended}`,
+    )
     expect(res.headers.connection).toBe('close')
     await expectRejected(asFlat(res), 413, 'FILE_TOO_LARGE')
     expect(res.bodyBytesWritten).toBeLessThan(LIMIT + 32 * MB)
@@ -232,7 +243,11 @@ describe('malformed or truncated multipart → 400 MALFORMED_REQUEST', () => {
   })
 
   it('no closing boundary (the body ends inside a file part)', async () => {
-    const body = multipartBytes(B, [textPart('mode', 'async'), filePart('files', 'a.pdf', new Uint8Array(300_000).fill(2))], false)
+    const body = multipartBytes(
+      B,
+      [textPart('mode', 'async'), filePart('files', 'a.pdf', new Uint8Array(300_000).fill(2))],
+      false,
+    )
     await expectRejected(asFlat(await rawSubmit(keyB, body)), 400, 'MALFORMED_REQUEST')
   })
 
@@ -248,12 +263,63 @@ describe('malformed or truncated multipart → 400 MALFORMED_REQUEST', () => {
 
   it('a multipart content type without a boundary', async () => {
     const body = multipartBytes(B, [filePart('files', 'a.pdf', '%PDF')])
-    await expectRejected(asFlat(await rawSubmit(keyB, body, { contentType: 'multipart/form-data' })), 400, 'MALFORMED_REQUEST')
+    await expectRejected(
+      asFlat(await rawSubmit(keyB, body, { contentType: 'multipart/form-data' })),
+      400,
+      'MALFORMED_REQUEST',
+    )
+  })
+
+  // Reliability item 1: `Content-Transfer-Encoding: 7bit` on a text part (older HTTP clients, mail-style encoders) threw
+  // inside formidable, outside any handler, and ended the API process.
+  it.each(['7bit', '8bit', 'binary', 'base64'])(
+    'a text part with Content-Transfer-Encoding: %s is read as text; the API process keeps running (same pid)',
+    async (encoding) => {
+      const pid = stack.pid('api')
+      const value = encoding === 'base64' ? Buffer.from('demo').toString('base64') : 'demo'
+      const body = multipartBytes(B, [
+        {
+          headers: [
+            'Content-Disposition: form-data; name="client_reference_id"',
+            `Content-Transfer-Encoding: ${encoding}`,
+          ],
+          content: value,
+        },
+        filePart('files', 'a.pdf', await invoicePdf()),
+      ])
+      const res = asFlat(await rawSubmit(keyNames, body))
+      expect(res.status, JSON.stringify(res.body)).toBe(202)
+      expect(res.body[0]).toMatchObject({ client_reference_id: 'demo', status: 'queued' })
+      expect(stack.pid('api')).toBe(pid)
+      expect((await fetch(`${stack.baseUrl}/healthz`)).status).toBe(200)
+    },
+  )
+
+  it('a text part with quoted-printable (unsupported) → 400 MALFORMED_REQUEST; the API keeps running', async () => {
+    const pid = stack.pid('api')
+    const body = multipartBytes(B, [
+      {
+        headers: [
+          'Content-Disposition: form-data; name="client_reference_id"',
+          'Content-Transfer-Encoding: quoted-printable',
+        ],
+        content: 'a=3Db',
+      },
+      filePart('files', 'a.pdf', '%PDF'),
+    ])
+    await expectRejected(asFlat(await rawSubmit(keyB, body)), 400, 'MALFORMED_REQUEST')
+    expect(stack.pid('api')).toBe(pid)
   })
 
   it('an unsupported Content-Transfer-Encoding on a part (formidable would say 501)', async () => {
     const body = multipartBytes(B, [
-      { headers: ['Content-Disposition: form-data; name="files"; filename="a.pdf"', 'Content-Transfer-Encoding: x-gzip'], content: 'x' },
+      {
+        headers: [
+          'Content-Disposition: form-data; name="files"; filename="a.pdf"',
+          'Content-Transfer-Encoding: x-gzip',
+        ],
+        content: 'x',
+      },
     ])
     await expectRejected(asFlat(await rawSubmit(keyB, body)), 400, 'MALFORMED_REQUEST')
   })
@@ -268,7 +334,11 @@ describe('wrong content type → 415 UNSUPPORTED_MEDIA_TYPE', () => {
     ['application/json', '{"files":[]}'], // Form B takes only multipart (Form A also takes JSON bucket references)
     ['application/octet-stream', '%PDF-1.4'],
   ])('%s', async (type, text) => {
-    const res = await fetch(`${stack.baseUrl}/v1/jobs`, { method: 'POST', headers: { 'X-API-Key': keyB, 'Content-Type': type }, body: text })
+    const res = await fetch(`${stack.baseUrl}/v1/jobs`, {
+      method: 'POST',
+      headers: { 'X-API-Key': keyB, 'Content-Type': type },
+      body: text,
+    })
     await expectRejected({ status: res.status, body: await res.json() }, 415, 'UNSUPPORTED_MEDIA_TYPE')
   })
 
@@ -289,7 +359,10 @@ describe('counts', () => {
     const pdf = await invoicePdf()
     const res = await call(stack.baseUrl, 'POST', '/v1/jobs', {
       key: keyB,
-      form: fileForm('files', Array.from({ length: 21 }, (_, i) => ({ name: `${i}.pdf`, bytes: pdf, type: 'application/pdf' }))),
+      form: fileForm(
+        'files',
+        Array.from({ length: 21 }, (_, i) => ({ name: `${i}.pdf`, bytes: pdf, type: 'application/pdf' })),
+      ),
     })
     await expectRejected(res, 400, 'TOO_MANY_FILES')
     expect(res.body.details).toEqual({ max_files: 20 })
@@ -300,7 +373,9 @@ describe('unknown parameters → 400 UNKNOWN_PARAMETER, the spec’s MISSING_PAR
   it('Form B: a misspelt text field is named, not ignored', async () => {
     const res = await call(stack.baseUrl, 'POST', '/v1/jobs', {
       key: keyB,
-      form: fileForm('files', [{ name: 'a.pdf', bytes: await invoicePdf(), type: 'application/pdf' }], { priorty: 'high' }),
+      form: fileForm('files', [{ name: 'a.pdf', bytes: await invoicePdf(), type: 'application/pdf' }], {
+        priorty: 'high',
+      }),
     })
     await expectRejected(res, 400, 'UNKNOWN_PARAMETER')
     expect(res.body.details).toEqual({ parameters: ['priorty'] })
@@ -327,7 +402,10 @@ describe('unknown parameters → 400 UNKNOWN_PARAMETER, the spec’s MISSING_PAR
     const pdf = await invoicePdf()
     const unknown = await call(stack.baseUrl, 'POST', '/v1/jobs', {
       key: keyA,
-      form: fileForm('file', [{ name: 'a.pdf', bytes: pdf, type: 'application/pdf' }], { pipeline_id: 'parse', sourcetag: 'x' }),
+      form: fileForm('file', [{ name: 'a.pdf', bytes: pdf, type: 'application/pdf' }], {
+        pipeline_id: 'parse',
+        sourcetag: 'x',
+      }),
     })
     await expectRejected(unknown, 400, 'UNKNOWN_PARAMETER', keyA)
     expect(unknown.body.details).toEqual({ parameters: ['sourcetag'] })
@@ -372,7 +450,12 @@ describe('file names: accepted, sanitised, never a path', () => {
       Buffer.from([0xff, 0xc3, 0x01, 0x1b]),
       Buffer.from('\u202Eoice.pdf"\r\nContent-Type: application/pdf\r\n\r\n'),
     ])
-    const body = Buffer.concat([Buffer.from(`--${B}\r\n`), disposition, Buffer.from(pdf), Buffer.from(`\r\n--${B}--\r\n`)])
+    const body = Buffer.concat([
+      Buffer.from(`--${B}\r\n`),
+      disposition,
+      Buffer.from(pdf),
+      Buffer.from(`\r\n--${B}--\r\n`),
+    ])
     const res = await rawSubmit(keyNames, body)
     expect(res.status, res.body).toBe(202)
     const name = await fileNameOf(res.json[0].job_id)
@@ -409,7 +492,11 @@ describe('file names: accepted, sanitised, never a path', () => {
 
 describe('JSON endpoints and URLs: invalid input → 4xx', () => {
   const postRaw = async (pathName: string, text: string, headers: Record<string, string>) => {
-    const res = await fetch(stack.baseUrl + pathName, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: text })
+    const res = await fetch(stack.baseUrl + pathName, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: text,
+    })
     const raw = await res.text()
     let body: unknown = raw
     try {
@@ -448,6 +535,73 @@ describe('JSON endpoints and URLs: invalid input → 4xx', () => {
     const res = await call(stack.baseUrl, 'GET', '/v1/jobs/%E0%A4%A', { key: keyB })
     expect(res.status).toBe(404)
     expect(res.body).toEqual({ error: { code: 'job_not_found', message: expect.any(String) } })
+  })
+})
+
+// Reliability item 4: PostgreSQL refuses NUL in text; a NUL anywhere in a request answered 500. DESIGN: NUL bytes in
+// any string → 400 VALIDATION_ERROR, or 404 for ids.
+describe('NUL bytes never reach the database', () => {
+  it.each([
+    ['/v1/jobs/job%00x', 404, 'job_not_found'],
+    ['/v1/jobs/%00/cancel', 404, 'job_not_found'],
+    ['/v1/webhooks/wh%00', 404, 'NOT_FOUND'],
+    ['/v1/documents/doc%00', 404, 'NOT_FOUND'],
+    ['/v1/pipelines/pl%00', 404, 'NOT_FOUND'],
+  ])('an id with a NUL: %s → 404', async (p, status, code) => {
+    const method = p.endsWith('/cancel') ? 'POST' : 'GET'
+    const res = await call(stack.baseUrl, method, p, { key: keyB })
+    expect(res.status).toBe(status)
+    expect(JSON.stringify(res.body)).toContain(code)
+  })
+
+  it.each([
+    '/v1/jobs?source_tag=a%00b',
+    '/v1/jobs?cursor=%00',
+    '/v1/pipelines?page=1%00',
+    '/v1/credits/ledger?job_id=%00',
+  ])('a query value with a NUL: %s → 400 VALIDATION_ERROR', async (p) => {
+    const res = await call(stack.baseUrl, 'GET', p, { key: keyB })
+    expect(res.status).toBe(400)
+    expect(res.body).toMatchObject({ error: 'VALIDATION_ERROR' })
+  })
+
+  it('a JSON string with a NUL (value or key, nested) → 400 VALIDATION_ERROR', async () => {
+    for (const json of [
+      { name: 'a\u0000b', url: 'https://example.com/hook' },
+      { name: 'ok', url: 'https://example.com/hook', headers: { 'X-A\u0000': 'v' } },
+    ]) {
+      const res = await call(stack.baseUrl, 'POST', '/v1/webhooks', { key: keyB, json })
+      expect(res.status).toBe(400)
+      expect(res.body).toMatchObject({ error: 'VALIDATION_ERROR' })
+    }
+    const admin = await call(stack.baseUrl, 'POST', '/admin/v1/workspaces', {
+      admin: true,
+      json: { name: 'x\u0000', api_form: 'B' },
+    })
+    expect(admin.status).toBe(400)
+  })
+
+  it('a multipart text field with a NUL → 400 VALIDATION_ERROR, no job', async () => {
+    const body = multipartBytes(B, [
+      { headers: ['Content-Disposition: form-data; name="client_reference_id"'], content: 'ref\u0000x' },
+      filePart('files', 'a.pdf', await invoicePdf()),
+    ])
+    await expectRejected(asFlat(await rawSubmit(keyB, body)), 400, 'VALIDATION_ERROR')
+  })
+
+  it('a known path with another method → 405 METHOD_NOT_ALLOWED', async () => {
+    const res = await call(stack.baseUrl, 'DELETE', '/v1/jobs', { key: keyB })
+    expect(res.status).toBe(405)
+    expect(res.body).toMatchObject({ error: 'METHOD_NOT_ALLOWED' })
+  })
+})
+
+describe('liveness and readiness', () => {
+  it('/healthz is 200; /readyz is 200 with every check ok', async () => {
+    expect((await call(stack.baseUrl, 'GET', '/healthz')).status).toBe(200)
+    const ready = await call(stack.baseUrl, 'GET', '/readyz')
+    expect(ready.status).toBe(200)
+    expect(ready.body).toEqual({ ok: true, checks: { postgresql: 'ok', redis: 'ok', migrations: 'ok' } })
   })
 })
 

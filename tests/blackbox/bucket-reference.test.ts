@@ -25,8 +25,20 @@ beforeAll(async () => {
   writeFileSync(path.join(localDir, '..', `${path.basename(localDir)}-outside.pdf`), await invoicePdf())
 
   s3 = await startS3Server({ buckets: ['quire-incoming'] })
-  const client = new S3Client({ region: s3.region, endpoint: s3.endpoint, forcePathStyle: true, credentials: s3.credentials })
-  await client.send(new PutObjectCommand({ Bucket: 'quire-incoming', Key: 'scans/2026/inv-42.pdf', Body: await invoicePdf(), ContentType: 'application/pdf' }))
+  const client = new S3Client({
+    region: s3.region,
+    endpoint: s3.endpoint,
+    forcePathStyle: true,
+    credentials: s3.credentials,
+  })
+  await client.send(
+    new PutObjectCommand({
+      Bucket: 'quire-incoming',
+      Key: 'scans/2026/inv-42.pdf',
+      Body: await invoicePdf(),
+      ContentType: 'application/pdf',
+    }),
+  )
   client.destroy()
 
   const s3Bucket = {
@@ -59,7 +71,10 @@ afterAll(async () => {
 async function publishedPipeline(key: string): Promise<string> {
   const p = await call(stack.baseUrl, 'POST', '/v1/pipelines', {
     key,
-    json: { name: 'invoices', definition: { document_types: [{ name: 'invoice', keywords: ['invoice'], schema_id: 'invoice' }] } },
+    json: {
+      name: 'invoices',
+      definition: { document_types: [{ name: 'invoice', keywords: ['invoice'], schema_id: 'invoice' }] },
+    },
   })
   expect(p.status).toBe(201)
   const pub = await call(stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions/1/publish`, { key })
@@ -146,7 +161,11 @@ describe('Form A: POST /v1/jobs with application/json referencing a bucket objec
         json: { pipeline_id: pipelineId, files: [{ bucket: 'local', key: 'invoices/inv-42.pdf' }, file] },
       })
       expect(r.status).toBe(404)
-      expect(r.body).toMatchObject({ error: 'OBJECT_NOT_FOUND', message: expect.stringContaining(file.key), timestamp: expect.any(String) })
+      expect(r.body).toMatchObject({
+        error: 'OBJECT_NOT_FOUND',
+        message: expect.stringContaining(file.key),
+        timestamp: expect.any(String),
+      })
     }
     await expectNoJobs(key, 50)
   })
@@ -173,10 +192,16 @@ describe('Form A: POST /v1/jobs with application/json referencing a bucket objec
   it('too large → 413 FILE_TOO_LARGE; an unreachable bucket → 502 BUCKET_UNAVAILABLE', async () => {
     const { key } = await newWorkspace(stack.baseUrl, 'A', { credits: 50 })
     const pipelineId = await publishedPipeline(key)
-    const big = await call(stack.baseUrl, 'POST', '/v1/jobs', { key, json: { pipeline_id: pipelineId, files: [{ bucket: 'local', key: 'huge.pdf' }] } })
+    const big = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key,
+      json: { pipeline_id: pipelineId, files: [{ bucket: 'local', key: 'huge.pdf' }] },
+    })
     expect(big.status).toBe(413)
     expect(big.body.error).toBe('FILE_TOO_LARGE')
-    const down = await call(stack.baseUrl, 'POST', '/v1/jobs', { key, json: { pipeline_id: pipelineId, files: [{ bucket: 'down', key: 'a.pdf' }] } })
+    const down = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key,
+      json: { pipeline_id: pipelineId, files: [{ bucket: 'down', key: 'a.pdf' }] },
+    })
     expect(down.status).toBe(502)
     expect(down.body).toMatchObject({ error: 'BUCKET_UNAVAILABLE', timestamp: expect.any(String) })
     await expectNoJobs(key, 50)
@@ -200,7 +225,11 @@ describe('Form A: POST /v1/jobs with application/json referencing a bucket objec
     })
     expect(typo.status).toBe(400)
     expect(typo.body.error).toBe('INVALID_PARAMETER')
-    const res = await fetch(`${stack.baseUrl}/v1/jobs`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: '{"pipeline_id":' })
+    const res = await fetch(`${stack.baseUrl}/v1/jobs`, {
+      method: 'POST',
+      headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+      body: '{"pipeline_id":',
+    })
     expect(res.status).toBe(400)
     expect((await res.json()).error).toBe('MALFORMED_REQUEST')
   })
@@ -225,7 +254,11 @@ describe('S3-compatible bucket through the AWS SDK', () => {
       json: { pipeline_id: pipelineId, files: [{ bucket: 's3in', key: 'scans/2026/inv-42.pdf' }], version: 'v1' },
     })
     expect(submit.status).toBe(202)
-    expect(submit.body).toMatchObject({ status: 'processing', pipeline: { id: pipelineId, version: 'v1' }, documents: 1 })
+    expect(submit.body).toMatchObject({
+      status: 'processing',
+      pipeline: { id: pipelineId, version: 'v1' },
+      documents: 1,
+    })
     const done = await pollUntil(
       () => call(stack.baseUrl, 'GET', `/v1/jobs/${submit.body.id}`, { key }),
       (r) => r.body.status !== 'processing',
@@ -239,7 +272,10 @@ describe('S3-compatible bucket through the AWS SDK', () => {
 describe('Form B is multipart only', () => {
   it('a JSON body → 415 UNSUPPORTED_MEDIA_TYPE', async () => {
     const { key } = await newWorkspace(stack.baseUrl, 'B')
-    const r = await call(stack.baseUrl, 'POST', '/v1/jobs', { key, json: { files: [{ bucket: 'local', key: 'invoices/inv-42.pdf' }] } })
+    const r = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key,
+      json: { files: [{ bucket: 'local', key: 'invoices/inv-42.pdf' }] },
+    })
     expect(r.status).toBe(415)
     expect(r.body).toMatchObject({ error: 'UNSUPPORTED_MEDIA_TYPE', timestamp: expect.any(String) })
   })

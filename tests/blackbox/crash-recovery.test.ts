@@ -6,13 +6,15 @@ import { scannedPdf } from '../fixtures/make-fixtures.ts'
 import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
 import { useStackWithReceiver } from './stack.ts'
 
-
 const ctx = useStackWithReceiver()
 
 describe('a stage worker killed mid-job', () => {
   it('is replaced and the job completes exactly once (DESIGN: stages are idempotent, nothing lost on a crash)', async () => {
     const { key } = await newWorkspace(ctx.stack.baseUrl, 'B', { credits: 20 })
-    const hook = await call(ctx.stack.baseUrl, 'POST', '/v1/webhooks', { key, json: { name: 'crash', url: ctx.receiver.url, events: ['job.completed'] } })
+    const hook = await call(ctx.stack.baseUrl, 'POST', '/v1/webhooks', {
+      key,
+      json: { name: 'crash', url: ctx.receiver.url, events: ['job.completed'] },
+    })
     expect(hook.status).toBe(201)
     // Three scanned pages: parse needs OCR, which keeps the worker busy long enough to kill it mid-stage.
     const pages = [1, 2, 3].map((n) => [`Scanned page ${n}`, `Invoice Number: SCAN-${n}00`, 'Total Due: 50.00 EUR'])
@@ -26,7 +28,8 @@ describe('a stage worker killed mid-job', () => {
 
     await pollUntil(
       () => call(ctx.stack.baseUrl, 'GET', url, { key }),
-      (r) => r.body.stages?.some((s: { stage: string; status: string }) => s.stage === 'parse' && s.status === 'running'),
+      (r) =>
+        r.body.stages?.some((s: { stage: string; status: string }) => s.stage === 'parse' && s.status === 'running'),
       60_000,
       50,
     )

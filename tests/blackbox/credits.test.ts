@@ -28,7 +28,10 @@ afterAll(async () => {
 async function pricedPipeline(key: string, perPage: number): Promise<string> {
   const p = await call(stack.baseUrl, 'POST', '/v1/pipelines', {
     key,
-    json: { name: `priced-${perPage}-${Math.random().toString(36).slice(2)}`, definition: { credits: { per_page: perPage } } },
+    json: {
+      name: `priced-${perPage}-${Math.random().toString(36).slice(2)}`,
+      definition: { credits: { per_page: perPage } },
+    },
   })
   expect(p.status).toBe(201)
   expect((await call(stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions/1/publish`, { key })).status).toBe(200)
@@ -36,14 +39,24 @@ async function pricedPipeline(key: string, perPage: number): Promise<string> {
 }
 
 const submitB = (key: string, pipelineId: string) =>
-  call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('files', [{ name: 'invoice.pdf', bytes: pdf }], { pipeline_id: pipelineId }) })
+  call(stack.baseUrl, 'POST', '/v1/jobs', {
+    key,
+    form: fileForm('files', [{ name: 'invoice.pdf', bytes: pdf }], { pipeline_id: pipelineId }),
+  })
 
 const submitA = (key: string, pipelineId: string) =>
-  call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('file', [{ name: 'invoice.pdf', bytes: pdf }], { pipeline_id: pipelineId }) })
+  call(stack.baseUrl, 'POST', '/v1/jobs', {
+    key,
+    form: fileForm('file', [{ name: 'invoice.pdf', bytes: pdf }], { pipeline_id: pipelineId }),
+  })
 
 function expectRefused(r: Res) {
   expect(r.status).toBe(402)
-  expect(r.body).toMatchObject({ error: 'PAYMENT_REQUIRED', message: expect.any(String), timestamp: expect.any(String) })
+  expect(r.body).toMatchObject({
+    error: 'PAYMENT_REQUIRED',
+    message: expect.any(String),
+    timestamp: expect.any(String),
+  })
 }
 
 async function jobCount(key: string) {
@@ -56,7 +69,12 @@ async function ledger(key: string, query = ''): Promise<{ kind: string; amount: 
   const out = []
   let cursor: string | null = null
   do {
-    const r: Res = await call(stack.baseUrl, 'GET', `/v1/credits/ledger?limit=3${query}${cursor ? `&cursor=${cursor}` : ''}`, { key })
+    const r: Res = await call(
+      stack.baseUrl,
+      'GET',
+      `/v1/credits/ledger?limit=3${query}${cursor ? `&cursor=${cursor}` : ''}`,
+      { key },
+    )
     expect(r.status).toBe(200)
     out.push(...r.body.data)
     cursor = r.body.page.has_more ? r.body.page.next_cursor : null
@@ -66,11 +84,15 @@ async function ledger(key: string, query = ''): Promise<{ kind: string; amount: 
 
 function reconcile(): Promise<{ code: number; report: any }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'reconcile.ts'), '--json'], {
-      cwd: ROOT,
-      env: stack.env,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
+    const child = spawn(
+      process.execPath,
+      ['--conditions=@quire/source', '--import', 'tsx', path.join(ROOT, 'scripts', 'reconcile.ts'), '--json'],
+      {
+        cwd: ROOT,
+        env: stack.env,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    )
     let out = ''
     child.stdout.on('data', (d) => (out += d))
     child.on('error', reject)
@@ -110,26 +132,39 @@ describe('credits under parallel submissions', () => {
 
   it('a spending cap set on a Form A workspace is honoured too', async () => {
     const { key, workspaceId } = await newWorkspace(stack.baseUrl, 'A', { credits: 100 })
-    const patched = await call(stack.baseUrl, 'PATCH', `/admin/v1/workspaces/${workspaceId}`, { admin: true, json: { spending_cap: 4 } })
+    const patched = await call(stack.baseUrl, 'PATCH', `/admin/v1/workspaces/${workspaceId}`, {
+      admin: true,
+      json: { spending_cap: 4 },
+    })
     expect(patched.status).toBe(200)
     const pipelineId = await pricedPipeline(key, 3)
     const results = await Promise.all(Array.from({ length: 6 }, () => submitA(key, pipelineId)))
     expect(results.filter((r) => r.status === 202)).toHaveLength(1)
     for (const r of results.filter((x) => x.status !== 202)) expectRefused(r)
     expect(await jobCount(key)).toBe(1)
-    expect((await call(stack.baseUrl, 'GET', '/v1/credits', { key })).body).toMatchObject({ available: 97, spending_cap: 4 })
+    expect((await call(stack.baseUrl, 'GET', '/v1/credits', { key })).body).toMatchObject({
+      available: 97,
+      spending_cap: 4,
+    })
   })
 
   it('GET /v1/credits/ledger pages entries newest first and validates limit', async () => {
     const { key, workspaceId } = await newWorkspace(stack.baseUrl, 'B', { credits: 5 })
-    const grant = await call(stack.baseUrl, 'POST', `/admin/v1/workspaces/${workspaceId}/credits`, { admin: true, json: { amount: 7 } })
+    const grant = await call(stack.baseUrl, 'POST', `/admin/v1/workspaces/${workspaceId}/credits`, {
+      admin: true,
+      json: { amount: 7 },
+    })
     expect(grant.status).toBe(200)
     const entries = await ledger(key)
     expect(entries.map((e) => [e.kind, e.amount, e.job_id])).toEqual([
       ['grant', 7, null],
       ['grant', 5, null],
     ])
-    expect(entries[0]).toMatchObject({ debit_account: 'issuance', credit_account: 'available', created_at: expect.any(String) })
+    expect(entries[0]).toMatchObject({
+      debit_account: 'issuance',
+      credit_account: 'available',
+      created_at: expect.any(String),
+    })
     for (const limit of ['0', '101', 'x']) {
       const bad = await call(stack.baseUrl, 'GET', `/v1/credits/ledger?limit=${limit}`, { key })
       expect(bad.status).toBe(400)
@@ -161,14 +196,17 @@ describe('a stage worker killed in the middle of settling', () => {
 
       // The worker reaches destination and waits on our lock, in the middle of settling: kill it there.
       const blocked = await pollUntil(
-        () => observer.query(`SELECT pid, query FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`, [me[0].pid]),
+        () =>
+          observer.query(`SELECT pid, query FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`, [me[0].pid]),
         (r) => r.rows.length > 0,
         90_000,
         50,
       )
       expect(blocked.rows[0].query).toMatch(/credit_holds/)
       const job = await call(stack.baseUrl, 'GET', `/v1/jobs/${jobId}?include=stages`, { key })
-      expect(job.body.stages.find((s: { stage: string }) => s.stage === 'destination')).toMatchObject({ status: 'running' })
+      expect(job.body.stages.find((s: { stage: string }) => s.stage === 'destination')).toMatchObject({
+        status: 'running',
+      })
       await stack.kill('stage-worker', 'SIGKILL')
       await client.query('COMMIT')
 
@@ -179,19 +217,31 @@ describe('a stage worker killed in the middle of settling', () => {
         30_000,
         100,
       )
-      expect((await client.query(`SELECT status FROM credit_holds WHERE job_id = $1`, [jobId])).rows).toEqual([{ status: 'pending' }])
+      expect((await client.query(`SELECT status FROM credit_holds WHERE job_id = $1`, [jobId])).rows).toEqual([
+        { status: 'pending' },
+      ])
       expect((await ledger(key, `&job_id=${jobId}`)).map((e) => e.kind)).toEqual(['reserve'])
       const midway = await reconcile()
       expect(midway).toMatchObject({ code: 0, report: { driftCredits: 0, holdAnomalies: [] } })
 
       await stack.start('stage-worker')
-      const done = await pollUntil(() => call(stack.baseUrl, 'GET', `/v1/jobs/${jobId}`, { key }), (r) => FINAL.includes(r.body.status), 120_000)
+      const done = await pollUntil(
+        () => call(stack.baseUrl, 'GET', `/v1/jobs/${jobId}`, { key }),
+        (r) => FINAL.includes(r.body.status),
+        120_000,
+      )
       expect(done.body.status).toBe('completed')
 
       const entries = await ledger(key, `&job_id=${jobId}`)
-      expect(entries.filter((e) => e.kind === 'settle')).toEqual([expect.objectContaining({ amount: 2, job_id: jobId })])
+      expect(entries.filter((e) => e.kind === 'settle')).toEqual([
+        expect.objectContaining({ amount: 2, job_id: jobId }),
+      ])
       expect(entries.map((e) => e.kind).sort()).toEqual(['reserve', 'settle'])
-      expect((await call(stack.baseUrl, 'GET', '/v1/credits', { key })).body).toMatchObject({ available: 18, reserved: 0, spent: 2 })
+      expect((await call(stack.baseUrl, 'GET', '/v1/credits', { key })).body).toMatchObject({
+        available: 18,
+        reserved: 0,
+        spent: 2,
+      })
       const after = await reconcile()
       expect(after).toMatchObject({ code: 0, report: { driftCredits: 0, holdAnomalies: [], maxSettlesPerJob: 1 } })
     } finally {

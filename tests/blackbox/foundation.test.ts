@@ -6,7 +6,6 @@ import { invoicePdf } from '../fixtures/make-fixtures.ts'
 import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
 import { useStackWithReceiver } from './stack.ts'
 
-
 const ctx = useStackWithReceiver()
 
 const hmacHex = (secret: string, data: string | Buffer) => createHmac('sha256', secret).update(data).digest('hex')
@@ -86,7 +85,9 @@ describe('Form A, end to end', () => {
     expect(done.body.documents[0]).toMatchObject({ id: expect.any(String), status: 'completed' })
     // spec: trace entries {stage, ms, ok} with Form A stage names
     const stages = done.body.trace.map((t: { stage: string }) => t.stage)
-    expect(stages).toEqual(expect.arrayContaining(['init', 'parse', 'splitclassify', 'extract', 'validate', 'destination']))
+    expect(stages).toEqual(
+      expect.arrayContaining(['init', 'parse', 'splitclassify', 'extract', 'validate', 'destination']),
+    )
     for (const t of done.body.trace) expect(t).toMatchObject({ ms: expect.any(Number), ok: true })
 
     // spec: reservation settles to the amount used (1 page × 1 credit)
@@ -100,12 +101,20 @@ describe('Form A, end to end', () => {
     expect(doc.body.data.amount).toMatchObject({ value: 1200 })
 
     // spec: destination.exited to the bound exit webhook, signed sha256=<hex HMAC(raw body)>
-    const delivery = await ctx.receiver.waitFor((r) => r.rawBody.toString().includes(jobId) && r.rawBody.toString().includes('destination.exited'), 20_000)
+    const delivery = await ctx.receiver.waitFor(
+      (r) => r.rawBody.toString().includes(jobId) && r.rawBody.toString().includes('destination.exited'),
+      20_000,
+    )
     const sig = header(delivery.headers, 'X-Service-Signature')
     expect(sameText(sig, `sha256=${hmacHex(secret, delivery.rawBody)}`)).toBe(true)
     expect(header(delivery.headers, 'User-Agent')).toBe('Service-Webhook/1.0')
     const body = JSON.parse(delivery.rawBody.toString())
-    expect(body).toMatchObject({ type: 'destination.exited', job_id: jobId, stage: 'destination', transition: 'exited' })
+    expect(body).toMatchObject({
+      type: 'destination.exited',
+      job_id: jobId,
+      stage: 'destination',
+      transition: 'exited',
+    })
     expect(body.id).toBe(header(delivery.headers, 'X-Service-Delivery-Id'))
     expect(Number.isInteger(body.timestamp)).toBe(true)
     expect(body.data.job).toMatchObject({ job_id: jobId })
@@ -157,7 +166,10 @@ describe('Form B, end to end', () => {
     expect(data.currency.value).toBe('EUR')
 
     // spec: X-Service-Signature = v1=<hex HMAC(timestamp + "." + raw body)>, X-Service-Timestamp in epoch seconds
-    const delivery = await ctx.receiver.waitFor((r) => r.rawBody.toString().includes(entry.job_id) && r.rawBody.toString().includes('job.completed'), 20_000)
+    const delivery = await ctx.receiver.waitFor(
+      (r) => r.rawBody.toString().includes(entry.job_id) && r.rawBody.toString().includes('job.completed'),
+      20_000,
+    )
     const ts = header(delivery.headers, 'X-Service-Timestamp')
     expect(Math.abs(Number(ts) - Date.now() / 1000)).toBeLessThan(300)
     const sig = header(delivery.headers, 'X-Service-Signature')
@@ -196,21 +208,30 @@ describe('authentication and errors, both envelopes', () => {
 
   it('answers a key without the scope with 403 insufficient_scope (DESIGN)', async () => {
     const { key } = await newWorkspace(ctx.stack.baseUrl, 'B', { scopes: ['jobs:read'] })
-    const r = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('files', [{ name: 'a.pdf', bytes: await invoicePdf() }]) })
+    const r = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', {
+      key,
+      form: fileForm('files', [{ name: 'a.pdf', bytes: await invoicePdf() }]),
+    })
     expect(r.status).toBe(403)
     expect(r.body.error.code).toBe('insufficient_scope')
   })
 
   it('Form B: a file sent as `file` gives 400 MISSING_PART (flat envelope)', async () => {
     const { key } = await newWorkspace(ctx.stack.baseUrl, 'B')
-    const r = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('file', [{ name: 'a.pdf', bytes: await invoicePdf() }]) })
+    const r = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', {
+      key,
+      form: fileForm('file', [{ name: 'a.pdf', bytes: await invoicePdf() }]),
+    })
     expect(r.status).toBe(400)
     expect(r.body).toMatchObject({ error: 'MISSING_PART', message: expect.any(String), timestamp: expect.any(String) })
   })
 
   it('402 PAYMENT_REQUIRED when credits run short, and no job is created', async () => {
     const { key } = await newWorkspace(ctx.stack.baseUrl, 'B', { credits: 0 })
-    const r = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('files', [{ name: 'a.pdf', bytes: await invoicePdf() }]) })
+    const r = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', {
+      key,
+      form: fileForm('files', [{ name: 'a.pdf', bytes: await invoicePdf() }]),
+    })
     expect(r.status).toBe(402)
     expect(r.body.error).toBe('PAYMENT_REQUIRED')
     const list = await call(ctx.stack.baseUrl, 'GET', '/v1/jobs', { key })

@@ -20,7 +20,11 @@ afterAll(async () => stack?.stop())
 const submit = (fields: Record<string, string>, files: { name: string; bytes: Uint8Array }[], field = 'file') =>
   call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm(field, files, fields) })
 const waitDone = (id: string) =>
-  pollUntil(() => call(stack.baseUrl, 'GET', `/v1/jobs/${id}`, { key }), (r) => r.body.status !== 'processing', 90_000)
+  pollUntil(
+    () => call(stack.baseUrl, 'GET', `/v1/jobs/${id}`, { key }),
+    (r) => r.body.status !== 'processing',
+    90_000,
+  )
 
 describe('Form A submit', () => {
   it('pipeline_id is required (400, no job)', async () => {
@@ -30,31 +34,43 @@ describe('Form A submit', () => {
   })
 
   it('version "vN" pins a version; default is the latest published; pipeline.version echoes it', async () => {
-    const v2 = await call(stack.baseUrl, 'POST', `/v1/pipelines/${pipelineId}/versions`, { key, json: { definition: { credits: { per_page: 2 } } } })
+    const v2 = await call(stack.baseUrl, 'POST', `/v1/pipelines/${pipelineId}/versions`, {
+      key,
+      json: { definition: { credits: { per_page: 2 } } },
+    })
     expect(v2.status).toBe(201)
     // v2 is a draft: the default is still v1, and pinning the draft is refused in Form A.
     const dflt = await submit({ pipeline_id: pipelineId }, [{ name: 'a.pdf', bytes: await invoicePdf() }])
     expect(dflt.body.pipeline).toEqual({ id: pipelineId, version: 'v1' })
-    const draft = await submit({ pipeline_id: pipelineId, version: 'v2' }, [{ name: 'a.pdf', bytes: await invoicePdf() }])
+    const draft = await submit({ pipeline_id: pipelineId, version: 'v2' }, [
+      { name: 'a.pdf', bytes: await invoicePdf() },
+    ])
     expect(draft.status).toBe(400)
     expect(draft.body.error).toBe('PIPELINE_NOT_PUBLISHED')
     await call(stack.baseUrl, 'POST', `/v1/pipelines/${pipelineId}/versions/2/publish`, { key })
     const latest = await submit({ pipeline_id: pipelineId }, [{ name: 'a.pdf', bytes: await invoicePdf() }])
     expect(latest.body.pipeline.version).toBe('v2')
-    const pinned = await submit({ pipeline_id: pipelineId, version: 'v1' }, [{ name: 'a.pdf', bytes: await invoicePdf() }])
+    const pinned = await submit({ pipeline_id: pipelineId, version: 'v1' }, [
+      { name: 'a.pdf', bytes: await invoicePdf() },
+    ])
     expect(pinned.status).toBe(202)
     expect(pinned.body.pipeline.version).toBe('v1')
-    const missing = await submit({ pipeline_id: pipelineId, version: 'v9' }, [{ name: 'a.pdf', bytes: await invoicePdf() }])
+    const missing = await submit({ pipeline_id: pipelineId, version: 'v9' }, [
+      { name: 'a.pdf', bytes: await invoicePdf() },
+    ])
     expect(missing.status).toBe(404)
     expect(missing.body.error).toBe('VERSION_NOT_FOUND')
   })
 
   it('repeated `file` is one batch job; documents counts the files; metadata is echoed on every document', async () => {
     const metadata = { customer: 'acme', batch: '7' }
-    const r = await submit({ pipeline_id: pipelineId, version: 'v1', source_tag: 'batch-tag', metadata: JSON.stringify(metadata) }, [
-      { name: 'one.pdf', bytes: await invoicePdf() },
-      { name: 'two.pdf', bytes: await textPdf([['Receipt', 'Order: 42'], ['page two']]) },
-    ])
+    const r = await submit(
+      { pipeline_id: pipelineId, version: 'v1', source_tag: 'batch-tag', metadata: JSON.stringify(metadata) },
+      [
+        { name: 'one.pdf', bytes: await invoicePdf() },
+        { name: 'two.pdf', bytes: await textPdf([['Receipt', 'Order: 42'], ['page two']]) },
+      ],
+    )
     expect(r.status).toBe(202)
     expect(r.body).toMatchObject({ documents: 2, source_tag: 'batch-tag', status: 'processing', stage_now: 'init' })
     const done = await waitDone(r.body.id)
@@ -68,11 +84,15 @@ describe('Form A submit', () => {
 
   it('metadata: invalid JSON or more than 20 pairs → 400 INVALID_METADATA, no job (DESIGN)', async () => {
     const before = await call(stack.baseUrl, 'GET', '/v1/jobs?limit=100', { key })
-    const bad = await submit({ pipeline_id: pipelineId, metadata: '{not json' }, [{ name: 'a.pdf', bytes: await invoicePdf() }])
+    const bad = await submit({ pipeline_id: pipelineId, metadata: '{not json' }, [
+      { name: 'a.pdf', bytes: await invoicePdf() },
+    ])
     expect(bad.status).toBe(400)
     expect(bad.body.error).toBe('INVALID_METADATA')
     const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v']))
-    const tooMany = await submit({ pipeline_id: pipelineId, metadata: JSON.stringify(many) }, [{ name: 'a.pdf', bytes: await invoicePdf() }])
+    const tooMany = await submit({ pipeline_id: pipelineId, metadata: JSON.stringify(many) }, [
+      { name: 'a.pdf', bytes: await invoicePdf() },
+    ])
     expect(tooMany.status).toBe(400)
     expect(tooMany.body.error).toBe('INVALID_METADATA')
     const after = await call(stack.baseUrl, 'GET', '/v1/jobs?limit=100', { key })
@@ -84,10 +104,19 @@ describe('Form A submit', () => {
     const p = await call(stack.baseUrl, 'POST', '/v1/pipelines', { key: k2, json: { name: 'p' } })
     await call(stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions/1/publish`, { key: k2 })
     const pdf = await textPdf([['page 1'], ['page 2']])
-    const test = await call(stack.baseUrl, 'POST', '/v1/jobs', { key: k2, form: fileForm('file', [{ name: 't.pdf', bytes: pdf }], { pipeline_id: p.body.id, run_kind: 'test' }) })
-    const prod = await call(stack.baseUrl, 'POST', '/v1/jobs', { key: k2, form: fileForm('file', [{ name: 'p.pdf', bytes: pdf }], { pipeline_id: p.body.id }) })
+    const test = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key: k2,
+      form: fileForm('file', [{ name: 't.pdf', bytes: pdf }], { pipeline_id: p.body.id, run_kind: 'test' }),
+    })
+    const prod = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key: k2,
+      form: fileForm('file', [{ name: 'p.pdf', bytes: pdf }], { pipeline_id: p.body.id }),
+    })
     for (const r of [test, prod]) {
-      const done = await pollUntil(() => call(stack.baseUrl, 'GET', `/v1/jobs/${r.body.id}`, { key: k2 }), (x) => x.body.status !== 'processing')
+      const done = await pollUntil(
+        () => call(stack.baseUrl, 'GET', `/v1/jobs/${r.body.id}`, { key: k2 }),
+        (x) => x.body.status !== 'processing',
+      )
       expect(done.body.status).toBe('completed')
     }
     const credits = await call(stack.baseUrl, 'GET', '/v1/credits', { key: k2 })
@@ -109,7 +138,9 @@ describe('Form A submit', () => {
     const png = await textPng(['Invoice Number: PNG-1'])
     const ok = await submit({ pipeline_id: pipelineId, version: 'v1' }, [{ name: 'looks-like.pdf', bytes: png }])
     expect(ok.status).toBe(202)
-    const bad = await submit({ pipeline_id: pipelineId }, [{ name: 'fake.pdf', bytes: new TextEncoder().encode('just text, not a pdf') }])
+    const bad = await submit({ pipeline_id: pipelineId }, [
+      { name: 'fake.pdf', bytes: new TextEncoder().encode('just text, not a pdf') },
+    ])
     expect(bad.status).toBe(422)
     expect(bad.body.error).toBe('UNSUPPORTED_FILE_TYPE')
   })

@@ -12,11 +12,20 @@ beforeAll(async () => {
 afterAll(async () => stack?.stop())
 
 const FINAL = ['completed', 'completed_with_errors', 'failed', 'timed_out', 'cancelled']
-const post = (key: string, files: { name: string; bytes: Uint8Array }[], fields: Record<string, string> = {}, query = '') =>
-  call(stack.baseUrl, 'POST', `/v1/jobs${query}`, { key, form: fileForm('files', files, fields) })
-const get = (key: string, id: string, include = '') => call(stack.baseUrl, 'GET', `/v1/jobs/${id}${include ? `?include=${include}` : ''}`, { key })
+const post = (
+  key: string,
+  files: { name: string; bytes: Uint8Array }[],
+  fields: Record<string, string> = {},
+  query = '',
+) => call(stack.baseUrl, 'POST', `/v1/jobs${query}`, { key, form: fileForm('files', files, fields) })
+const get = (key: string, id: string, include = '') =>
+  call(stack.baseUrl, 'GET', `/v1/jobs/${id}${include ? `?include=${include}` : ''}`, { key })
 const waitFinal = (key: string, id: string, include = 'stages,result') =>
-  pollUntil(() => get(key, id, include), (r) => FINAL.includes(r.body.status), 120_000)
+  pollUntil(
+    () => get(key, id, include),
+    (r) => FINAL.includes(r.body.status),
+    120_000,
+  )
 
 async function publishedPipeline(key: string, definition: object = {}, name = 'p') {
   const p = await call(stack.baseUrl, 'POST', '/v1/pipelines', { key, json: { name, definition } })
@@ -35,14 +44,21 @@ describe('Form B submit', () => {
     ])
     expect(r.status).toBe(202)
     expect(r.body).toHaveLength(3)
-    const names = await Promise.all(r.body.map(async (e: { job_id: string }) => (await get(key, e.job_id)).body.input.file_name))
+    const names = await Promise.all(
+      r.body.map(async (e: { job_id: string }) => (await get(key, e.job_id)).body.input.file_name),
+    )
     expect(names).toEqual(['first.pdf', 'second.pdf', 'third.pdf'])
     expect(new Set(r.body.map((e: { job_id: string }) => e.job_id)).size).toBe(3)
   })
 
   it('text parameters are also accepted in the query string', async () => {
     const { key } = await newWorkspace(stack.baseUrl, 'B')
-    const r = await post(key, [{ name: 'q.pdf', bytes: await invoicePdf() }], {}, '?priority=high&environment=test&client_reference_id=q-1')
+    const r = await post(
+      key,
+      [{ name: 'q.pdf', bytes: await invoicePdf() }],
+      {},
+      '?priority=high&environment=test&client_reference_id=q-1',
+    )
     expect(r.status).toBe(202)
     const job = await get(key, r.body[0].job_id)
     expect(job.body).toMatchObject({ priority: 'high', environment: 'test', client_reference_id: 'q-1' })
@@ -51,11 +67,20 @@ describe('Form B submit', () => {
   it('pipeline_version may name a draft; an unknown version is 404 VERSION_NOT_FOUND', async () => {
     const { key } = await newWorkspace(stack.baseUrl, 'B')
     const id = await publishedPipeline(key)
-    await call(stack.baseUrl, 'POST', `/v1/pipelines/${id}/versions`, { key, json: { definition: { credits: { per_page: 3 } } } })
-    const draft = await post(key, [{ name: 'd.pdf', bytes: await invoicePdf() }], { pipeline_id: id, pipeline_version: '2' })
+    await call(stack.baseUrl, 'POST', `/v1/pipelines/${id}/versions`, {
+      key,
+      json: { definition: { credits: { per_page: 3 } } },
+    })
+    const draft = await post(key, [{ name: 'd.pdf', bytes: await invoicePdf() }], {
+      pipeline_id: id,
+      pipeline_version: '2',
+    })
     expect(draft.status).toBe(202)
     expect((await get(key, draft.body[0].job_id)).body.pipeline_version).toBe(2)
-    const missing = await post(key, [{ name: 'd.pdf', bytes: await invoicePdf() }], { pipeline_id: id, pipeline_version: '7' })
+    const missing = await post(key, [{ name: 'd.pdf', bytes: await invoicePdf() }], {
+      pipeline_id: id,
+      pipeline_version: '7',
+    })
     expect(missing.status).toBe(404)
     expect(missing.body.error).toBe('VERSION_NOT_FOUND')
   })
@@ -83,7 +108,10 @@ describe('Form B submit', () => {
       return (await get(k, r.body[0].job_id)).body.pipeline_id
     }
     expect(await pipelineOf(key, {})).toBe('parse')
-    await call(stack.baseUrl, 'PATCH', `/admin/v1/workspaces/${workspaceId}`, { admin: true, json: { default_pipeline_id: dflt } })
+    await call(stack.baseUrl, 'PATCH', `/admin/v1/workspaces/${workspaceId}`, {
+      admin: true,
+      json: { default_pipeline_id: dflt },
+    })
     expect(await pipelineOf(key, {})).toBe(dflt)
     expect(await pipelineOf(boundKey.body.key, {})).toBe(bound)
     expect(await pipelineOf(boundKey.body.key, { pipeline_id: requested })).toBe(requested)
@@ -118,14 +146,23 @@ describe('Form B submit', () => {
 
   it('sync, finished inside the window: 200 with full job objects (include=stages,result shape)', async () => {
     const { key } = await newWorkspace(stack.baseUrl, 'B')
-    const r = await post(key, [
-      { name: 's1.pdf', bytes: await invoicePdf() },
-      { name: 's2.pdf', bytes: await textPdf([['two']]) },
-    ], { mode: 'sync' })
+    const r = await post(
+      key,
+      [
+        { name: 's1.pdf', bytes: await invoicePdf() },
+        { name: 's2.pdf', bytes: await textPdf([['two']]) },
+      ],
+      { mode: 'sync' },
+    )
     expect(r.status).toBe(200)
     expect(r.body).toHaveLength(2)
     for (const job of r.body) {
-      expect(job).toMatchObject({ status: 'completed', execution_mode: 'sync', stages: expect.any(Array), result: { documents: expect.any(Array) } })
+      expect(job).toMatchObject({
+        status: 'completed',
+        execution_mode: 'sync',
+        stages: expect.any(Array),
+        result: { documents: expect.any(Array) },
+      })
     }
     expect(r.body[0].result.documents[0].data.invoice_number.value).toBe('INV-2026-0042')
   })
@@ -205,7 +242,12 @@ describe('POST /v1/jobs/{id}/cancel (DESIGN)', () => {
     const pages = [1, 2, 3].map((n) => [`Scanned page ${n}`, 'Total: 10.00 EUR'])
     const r = await post(key, [{ name: 'scan.pdf', bytes: await scannedPdf(pages) }])
     const id = r.body[0].job_id
-    await pollUntil(() => get(key, id, 'stages'), (x) => x.body.stages?.some((s: { stage: string }) => s.stage === 'parse'), 60_000, 50)
+    await pollUntil(
+      () => get(key, id, 'stages'),
+      (x) => x.body.stages?.some((s: { stage: string }) => s.stage === 'parse'),
+      60_000,
+      50,
+    )
     const cancel = await call(stack.baseUrl, 'POST', `/v1/jobs/${id}/cancel`, { key })
     expect(cancel.status).toBe(200)
     expect(cancel.body).toMatchObject({ job_id: id, status: 'cancelled' })

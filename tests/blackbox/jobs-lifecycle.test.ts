@@ -13,7 +13,8 @@ const stackWith = async (env: Record<string, string>) => {
   stacks.push(s)
   return s
 }
-const slowPdf = () => scannedPdf([1, 2, 3].map((n) => [`Scanned page ${n}`, 'Invoice Number: SLOW-1', 'Total: 10.00 EUR']))
+const slowPdf = () =>
+  scannedPdf([1, 2, 3].map((n) => [`Scanned page ${n}`, 'Invoice Number: SLOW-1', 'Total: 10.00 EUR']))
 
 async function filesUnder(dir: string): Promise<string[]> {
   try {
@@ -44,7 +45,11 @@ describe('sync window exceeded (spec: Form B sync, case 3)', () => {
       expect(entry.status_url).toContain(entry.job_id)
     }
     for (const entry of r.body) {
-      const done = await pollUntil(() => call(s.baseUrl, 'GET', `/v1/jobs/${entry.job_id}`, { key }), (x) => x.body.status === 'completed', 120_000)
+      const done = await pollUntil(
+        () => call(s.baseUrl, 'GET', `/v1/jobs/${entry.job_id}`, { key }),
+        (x) => x.body.status === 'completed',
+        120_000,
+      )
       expect(done.body.degradation_reason).toBe('sync_budget_exceeded')
     }
   }, 240_000)
@@ -52,17 +57,32 @@ describe('sync window exceeded (spec: Form B sync, case 3)', () => {
 
 describe('timed_out (DESIGN/issue: a sync job past its own hard limit)', () => {
   it('ends as timed_out with its whole hold released, as for a failure', async () => {
-    const s = await stackWith({ QUIRE_SYNC_WINDOW_MS: '10000', QUIRE_SYNC_JOB_TIMEOUT_MS: '12000', QUIRE_SWEEP_INTERVAL_MS: '250' })
+    const s = await stackWith({
+      QUIRE_SYNC_WINDOW_MS: '10000',
+      QUIRE_SYNC_JOB_TIMEOUT_MS: '12000',
+      QUIRE_SWEEP_INTERVAL_MS: '250',
+    })
     // This worker runs only the first stage (and the sweepers): the job starts, then cannot finish, however fast
     // the machine is, so only the hard limit can end it.
     await s.kill('stage-worker')
     await s.start('stage-worker', { QUIRE_STAGES: 'initialization' })
     const { key } = await newWorkspace(s.baseUrl, 'B', { credits: 20 })
-    const r = await call(s.baseUrl, 'POST', '/v1/jobs?mode=sync', { key, form: fileForm('files', [{ name: 'stuck.pdf', bytes: await invoicePdf() }]) })
+    const r = await call(s.baseUrl, 'POST', '/v1/jobs?mode=sync', {
+      key,
+      form: fileForm('files', [{ name: 'stuck.pdf', bytes: await invoicePdf() }]),
+    })
     expect(r.status).toBe(202)
-    expect(r.body[0]).toMatchObject({ status: 'processing', execution_mode: 'sync', degradation_reason: 'sync_budget_exceeded' })
+    expect(r.body[0]).toMatchObject({
+      status: 'processing',
+      execution_mode: 'sync',
+      degradation_reason: 'sync_budget_exceeded',
+    })
     const id = r.body[0].job_id
-    const done = await pollUntil(() => call(s.baseUrl, 'GET', `/v1/jobs/${id}`, { key }), (x) => x.body.status === 'timed_out', 60_000)
+    const done = await pollUntil(
+      () => call(s.baseUrl, 'GET', `/v1/jobs/${id}`, { key }),
+      (x) => x.body.status === 'timed_out',
+      60_000,
+    )
     expect(done.body.error).toMatchObject({ code: 'sync_timeout', stage: expect.any(String) })
     const credits = await call(s.baseUrl, 'GET', '/v1/credits', { key })
     expect(credits.body).toMatchObject({ available: 20, reserved: 0, spent: 0 })
@@ -78,16 +98,33 @@ describe('retention (spec: 24 h, then job_expired)', () => {
       if (form === 'A') {
         const p = await call(s.baseUrl, 'POST', '/v1/pipelines', { key, json: { name: 'p' } })
         await call(s.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions/1/publish`, { key })
-        const r = await call(s.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('file', [{ name: 'a.pdf', bytes: await invoicePdf() }], { pipeline_id: p.body.id }) })
+        const r = await call(s.baseUrl, 'POST', '/v1/jobs', {
+          key,
+          form: fileForm('file', [{ name: 'a.pdf', bytes: await invoicePdf() }], { pipeline_id: p.body.id }),
+        })
         jobId = r.body.id
       } else {
-        const r = await call(s.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('files', [{ name: 'b.pdf', bytes: await invoicePdf() }]) })
+        const r = await call(s.baseUrl, 'POST', '/v1/jobs', {
+          key,
+          form: fileForm('files', [{ name: 'b.pdf', bytes: await invoicePdf() }]),
+        })
         jobId = r.body[0].job_id
       }
-      const done = await pollUntil(() => call(s.baseUrl, 'GET', `/v1/jobs/${jobId}`, { key }), (x) => x.body.status === 'completed', 60_000)
-      const docId = form === 'A' ? done.body.documents[0].id : (await call(s.baseUrl, 'GET', `/v1/jobs/${jobId}?include=result`, { key })).body.result.documents[0].id
+      const done = await pollUntil(
+        () => call(s.baseUrl, 'GET', `/v1/jobs/${jobId}`, { key }),
+        (x) => x.body.status === 'completed',
+        60_000,
+      )
+      const docId =
+        form === 'A'
+          ? done.body.documents[0].id
+          : (await call(s.baseUrl, 'GET', `/v1/jobs/${jobId}?include=result`, { key })).body.result.documents[0].id
       expect((await filesUnder(s.env.QUIRE_BLOB_DIR!)).some((f) => f.includes(jobId))).toBe(true)
-      const expired = await pollUntil(() => call(s.baseUrl, 'GET', `/v1/jobs/${jobId}`, { key }), (x) => x.status === 410, 30_000)
+      const expired = await pollUntil(
+        () => call(s.baseUrl, 'GET', `/v1/jobs/${jobId}`, { key }),
+        (x) => x.status === 410,
+        30_000,
+      )
       expect(expired.body.error).toMatchObject({ code: 'job_expired', message: expect.any(String) })
       const doc = await call(s.baseUrl, 'GET', `/v1/documents/${docId}`, { key })
       expect(doc.status).toBe(404)

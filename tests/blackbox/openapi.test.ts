@@ -24,7 +24,10 @@ const FINAL_B = ['completed', 'completed_with_errors', 'failed', 'timed_out', 'c
 /** Asserts the response's status and that its body matches the document for `method path` and that status. */
 function conforms(v: OpenApiValidator, res: Res, method: string, path: string, status: number) {
   expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(status)
-  expect(v.responseErrors(path, method, res.status, res.body), `${method} ${path} ${status}: ${JSON.stringify(res.body)}`).toEqual([])
+  expect(
+    v.responseErrors(path, method, res.status, res.body),
+    `${method} ${path} ${status}: ${JSON.stringify(res.body)}`,
+  ).toEqual([])
 }
 
 describe('GET /v1/openapi.json and /docs', () => {
@@ -37,9 +40,21 @@ describe('GET /v1/openapi.json and /docs', () => {
       expect(res.body.info.title).toContain(`Form ${form}`)
       expect(res.body.servers).toEqual([{ url: stack.baseUrl }])
       expect(Object.keys(res.body.paths)).toEqual(
-        expect.arrayContaining(['/v1/jobs', '/v1/jobs/{job_id}', '/v1/jobs/{job_id}/cancel', '/v1/pipelines', '/v1/webhooks', '/v1/documents/{id}', '/v1/credits']),
+        expect.arrayContaining([
+          '/v1/jobs',
+          '/v1/jobs/{job_id}',
+          '/v1/jobs/{job_id}/cancel',
+          '/v1/pipelines',
+          '/v1/webhooks',
+          '/v1/documents/{id}',
+          '/v1/credits',
+        ]),
       )
-      expect(res.body.components.securitySchemes.ApiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' })
+      expect(res.body.components.securitySchemes.ApiKey).toMatchObject({
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-API-Key',
+      })
 
       const { key } = await newWorkspace(stack.baseUrl, form)
       const keyed = await call(stack.baseUrl, 'GET', '/v1/openapi.json', { key })
@@ -76,7 +91,8 @@ describe('GET /v1/openapi.json and /docs', () => {
       expect(res.headers.get('content-type')).toMatch(/text\/html/)
       const html = await res.text()
       expect(html).toContain(`Quire API (Form ${form})`)
-      for (const path of ['/v1/jobs', '/v1/jobs/{job_id}', '/v1/webhooks', '/v1/credits']) expect(html).toContain(`<code>${path}</code>`)
+      for (const path of ['/v1/jobs', '/v1/jobs/{job_id}', '/v1/webhooks', '/v1/credits'])
+        expect(html).toContain(`<code>${path}</code>`)
       expect(html).toContain('id="schema-Job"')
       expect(html).not.toMatch(/<script|<link|src=|href="https?:/i)
     }
@@ -94,19 +110,43 @@ describe('real responses match the document, Form A', () => {
 
     const pipeline = await call(stack.baseUrl, 'POST', '/v1/pipelines', {
       key,
-      json: { name: 'invoices', definition: { document_types: [{ name: 'invoice', keywords: ['invoice'], schema_id: 'invoice' }] } },
+      json: {
+        name: 'invoices',
+        definition: { document_types: [{ name: 'invoice', keywords: ['invoice'], schema_id: 'invoice' }] },
+      },
     })
     conforms(v, pipeline, 'POST', '/v1/pipelines', 201)
     const pipelineId = pipeline.body.id as string
 
     // spec: an unpublished pipeline is rejected, 400 PIPELINE_NOT_PUBLISHED
-    const unpublished = await call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('file', [{ name: 'i.pdf', bytes: pdf }], { pipeline_id: pipelineId }) })
+    const unpublished = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key,
+      form: fileForm('file', [{ name: 'i.pdf', bytes: pdf }], { pipeline_id: pipelineId }),
+    })
     conforms(v, unpublished, 'POST', '/v1/jobs', 400)
     expect(unpublished.body.error).toBe('PIPELINE_NOT_PUBLISHED')
 
-    conforms(v, await call(stack.baseUrl, 'POST', `/v1/pipelines/${pipelineId}/versions/v1/publish`, { key }), 'POST', '/v1/pipelines/{id}/versions/{n}/publish', 200)
-    conforms(v, await call(stack.baseUrl, 'POST', `/v1/pipelines/${pipelineId}/versions`, { key, json: {} }), 'POST', '/v1/pipelines/{id}/versions', 201)
-    conforms(v, await call(stack.baseUrl, 'GET', `/v1/pipelines/${pipelineId}`, { key }), 'GET', '/v1/pipelines/{id}', 200)
+    conforms(
+      v,
+      await call(stack.baseUrl, 'POST', `/v1/pipelines/${pipelineId}/versions/v1/publish`, { key }),
+      'POST',
+      '/v1/pipelines/{id}/versions/{n}/publish',
+      200,
+    )
+    conforms(
+      v,
+      await call(stack.baseUrl, 'POST', `/v1/pipelines/${pipelineId}/versions`, { key, json: {} }),
+      'POST',
+      '/v1/pipelines/{id}/versions',
+      201,
+    )
+    conforms(
+      v,
+      await call(stack.baseUrl, 'GET', `/v1/pipelines/${pipelineId}`, { key }),
+      'GET',
+      '/v1/pipelines/{id}',
+      200,
+    )
     conforms(v, await call(stack.baseUrl, 'GET', '/v1/pipelines', { key }), 'GET', '/v1/pipelines', 200)
 
     const submit = await call(stack.baseUrl, 'POST', '/v1/jobs', {
@@ -130,26 +170,68 @@ describe('real responses match the document, Form A', () => {
     expect(done.body.status).toBe('completed')
 
     conforms(v, await call(stack.baseUrl, 'GET', '/v1/jobs?limit=10', { key }), 'GET', '/v1/jobs', 200)
-    conforms(v, await call(stack.baseUrl, 'GET', `/v1/documents/${done.body.documents[0].id}`, { key }), 'GET', '/v1/documents/{id}', 200)
+    conforms(
+      v,
+      await call(stack.baseUrl, 'GET', `/v1/documents/${done.body.documents[0].id}`, { key }),
+      'GET',
+      '/v1/documents/{id}',
+      200,
+    )
     conforms(v, await call(stack.baseUrl, 'GET', '/v1/credits', { key }), 'GET', '/v1/credits', 200)
     conforms(v, await call(stack.baseUrl, 'GET', '/v1/credits/ledger', { key }), 'GET', '/v1/credits/ledger', 200)
 
     const hook = await call(stack.baseUrl, 'POST', '/v1/webhooks', {
       key,
-      json: { name: 'docs-hook', url: 'https://127.0.0.1:9/hook', auth_type: 'API_KEY', auth: { api_key: 'k' }, headers: { 'X-Tenant': 't' } },
+      json: {
+        name: 'docs-hook',
+        url: 'https://127.0.0.1:9/hook',
+        auth_type: 'API_KEY',
+        auth: { api_key: 'k' },
+        headers: { 'X-Tenant': 't' },
+      },
     })
     conforms(v, hook, 'POST', '/v1/webhooks', 201)
-    conforms(v, await call(stack.baseUrl, 'GET', `/v1/webhooks/${hook.body.id}`, { key }), 'GET', '/v1/webhooks/{id}', 200)
+    conforms(
+      v,
+      await call(stack.baseUrl, 'GET', `/v1/webhooks/${hook.body.id}`, { key }),
+      'GET',
+      '/v1/webhooks/{id}',
+      200,
+    )
     conforms(v, await call(stack.baseUrl, 'GET', '/v1/webhooks', { key }), 'GET', '/v1/webhooks', 200)
-    conforms(v, await call(stack.baseUrl, 'POST', `/v1/webhooks/${hook.body.id}/rotate`, { key }), 'POST', '/v1/webhooks/{id}/rotate', 200)
-    conforms(v, await call(stack.baseUrl, 'PATCH', `/v1/webhooks/${hook.body.id}`, { key, json: { status: 'active' } }), 'PATCH', '/v1/webhooks/{id}', 200)
-    conforms(v, await call(stack.baseUrl, 'GET', `/v1/webhooks/${hook.body.id}/deliveries`, { key }), 'GET', '/v1/webhooks/{id}/deliveries', 200)
+    conforms(
+      v,
+      await call(stack.baseUrl, 'POST', `/v1/webhooks/${hook.body.id}/rotate`, { key }),
+      'POST',
+      '/v1/webhooks/{id}/rotate',
+      200,
+    )
+    conforms(
+      v,
+      await call(stack.baseUrl, 'PATCH', `/v1/webhooks/${hook.body.id}`, { key, json: { status: 'active' } }),
+      'PATCH',
+      '/v1/webhooks/{id}',
+      200,
+    )
+    conforms(
+      v,
+      await call(stack.baseUrl, 'GET', `/v1/webhooks/${hook.body.id}/deliveries`, { key }),
+      'GET',
+      '/v1/webhooks/{id}/deliveries',
+      200,
+    )
 
     // Errors, each in its documented envelope and code list.
-    const dup = await call(stack.baseUrl, 'POST', '/v1/webhooks', { key, json: { name: 'docs-hook', url: 'https://127.0.0.1:9/other', auth_type: 'NONE' } })
+    const dup = await call(stack.baseUrl, 'POST', '/v1/webhooks', {
+      key,
+      json: { name: 'docs-hook', url: 'https://127.0.0.1:9/other', auth_type: 'NONE' },
+    })
     conforms(v, dup, 'POST', '/v1/webhooks', 409)
     expect(dup.body.error).toBe('WEBHOOK_NAME_CONFLICT')
-    const noFile = await call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('file', [], { pipeline_id: pipelineId }) })
+    const noFile = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key,
+      form: fileForm('file', [], { pipeline_id: pipelineId }),
+    })
     conforms(v, noFile, 'POST', '/v1/jobs', 400)
     expect(noFile.body.error).toBe('MISSING_PART')
     const cancelDone = await call(stack.baseUrl, 'POST', `/v1/jobs/${jobId}/cancel`, { key })
@@ -191,19 +273,34 @@ describe('real responses match the document, Form B', () => {
     expect(done.body.result.documents.length).toBeGreaterThan(0)
 
     // mode=sync on a small file finishes inside the window: 200 with full jobs.
-    const sync = await call(stack.baseUrl, 'POST', '/v1/jobs?mode=sync', { key, form: fileForm('files', [{ name: 'invoice.pdf', bytes: pdf }]) })
+    const sync = await call(stack.baseUrl, 'POST', '/v1/jobs?mode=sync', {
+      key,
+      form: fileForm('files', [{ name: 'invoice.pdf', bytes: pdf }]),
+    })
     expect([200, 202]).toContain(sync.status)
     conforms(v, sync, 'POST', '/v1/jobs', sync.status)
 
     conforms(v, await call(stack.baseUrl, 'GET', '/v1/jobs?limit=5', { key }), 'GET', '/v1/jobs', 200)
-    conforms(v, await call(stack.baseUrl, 'GET', `/v1/documents/${done.body.result.documents[0].id}`, { key }), 'GET', '/v1/documents/{id}', 200)
+    conforms(
+      v,
+      await call(stack.baseUrl, 'GET', `/v1/documents/${done.body.result.documents[0].id}`, { key }),
+      'GET',
+      '/v1/documents/{id}',
+      200,
+    )
     conforms(v, await call(stack.baseUrl, 'GET', '/v1/credits', { key }), 'GET', '/v1/credits', 200)
     conforms(v, await call(stack.baseUrl, 'GET', '/v1/pipelines?page_size=5', { key }), 'GET', '/v1/pipelines', 200)
     conforms(v, await call(stack.baseUrl, 'GET', '/v1/pipelines/parse', { key }), 'GET', '/v1/pipelines/{id}', 200)
 
     const hook = await call(stack.baseUrl, 'POST', '/v1/webhooks', {
       key,
-      json: { name: 'docs-hook', url: 'https://127.0.0.1:9/hook', events: ['pipeline.deployed'], auth: 'apikey', apikey: { name: 'X-Key', key: 'k' } },
+      json: {
+        name: 'docs-hook',
+        url: 'https://127.0.0.1:9/hook',
+        events: ['pipeline.deployed'],
+        auth: 'apikey',
+        apikey: { name: 'X-Key', key: 'k' },
+      },
     })
     conforms(v, hook, 'POST', '/v1/webhooks', 201)
     const read = await call(stack.baseUrl, 'GET', `/v1/webhooks/${hook.body.id}`, { key })
@@ -212,10 +309,16 @@ describe('real responses match the document, Form B', () => {
     conforms(v, await call(stack.baseUrl, 'GET', '/v1/webhooks', { key }), 'GET', '/v1/webhooks', 200)
 
     // Errors of the spec's table, each in its documented envelope.
-    const asFile = await call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('file', [{ name: 'invoice.pdf', bytes: pdf }]) })
+    const asFile = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key,
+      form: fileForm('file', [{ name: 'invoice.pdf', bytes: pdf }]),
+    })
     conforms(v, asFile, 'POST', '/v1/jobs', 400)
     expect(asFile.body.error).toBe('MISSING_PART')
-    const empty = await call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('files', [{ name: 'empty.pdf', bytes: new Uint8Array() }]) })
+    const empty = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key,
+      form: fileForm('files', [{ name: 'empty.pdf', bytes: new Uint8Array() }]),
+    })
     conforms(v, empty, 'POST', '/v1/jobs', 400)
     expect(empty.body.error).toBe('MISSING_FILE')
     const unknown = await call(stack.baseUrl, 'GET', '/v1/jobs/job_does_not_exist', { key })

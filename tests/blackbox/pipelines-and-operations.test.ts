@@ -21,7 +21,10 @@ describe('pipelines', () => {
 
   it('accepts an edit-stage binding (spec: accepted but never fires)', async () => {
     const { key } = await newWorkspace(ctx.stack.baseUrl, 'A')
-    const r = await call(ctx.stack.baseUrl, 'POST', '/v1/pipelines', { key, json: { name: 'edit', definition: { bindings: { edit: { entry_webhook_id: 'wh_x' } } } } })
+    const r = await call(ctx.stack.baseUrl, 'POST', '/v1/pipelines', {
+      key,
+      json: { name: 'edit', definition: { bindings: { edit: { entry_webhook_id: 'wh_x' } } } },
+    })
     expect(r.status).toBe(201)
   })
 
@@ -30,7 +33,10 @@ describe('pipelines', () => {
       const { key } = await newWorkspace(ctx.stack.baseUrl, form)
       const p = await call(ctx.stack.baseUrl, 'POST', '/v1/pipelines', { key, json: { name: 'v' } })
       expect(p.body).toMatchObject({ published: false, latest_published_version: null })
-      const v2 = await call(ctx.stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions`, { key, json: { definition: {} } })
+      const v2 = await call(ctx.stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions`, {
+        key,
+        json: { definition: {} },
+      })
       expect(v2.body.version).toBe(form === 'A' ? 'v2' : 2)
       const pub = await call(ctx.stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions/2/publish`, { key })
       expect(pub.body).toMatchObject({ published: true, latest_published_version: form === 'A' ? 'v2' : 2 })
@@ -58,20 +64,38 @@ describe('pipelines', () => {
 describe('Form B workspace events', () => {
   it('publishing a version sends pipeline.deployed; a file refused at intake sends doc.quarantined', async () => {
     const { key, workspaceId } = await newWorkspace(ctx.stack.baseUrl, 'B')
-    const hook = await call(ctx.stack.baseUrl, 'POST', '/v1/webhooks', { key, json: { name: 'ops', url: ctx.receiver.url, events: ['pipeline.deployed', 'doc.quarantined'] } })
+    const hook = await call(ctx.stack.baseUrl, 'POST', '/v1/webhooks', {
+      key,
+      json: { name: 'ops', url: ctx.receiver.url, events: ['pipeline.deployed', 'doc.quarantined'] },
+    })
     expect(hook.status).toBe(201)
-    const p = await call(ctx.stack.baseUrl, 'POST', '/v1/pipelines', { key, json: { name: 'pdf-only', definition: { accept: { types: ['pdf'] } } } })
+    const p = await call(ctx.stack.baseUrl, 'POST', '/v1/pipelines', {
+      key,
+      json: { name: 'pdf-only', definition: { accept: { types: ['pdf'] } } },
+    })
     await call(ctx.stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions/1/publish`, { key })
-    const deployed = await ctx.receiver.waitFor((r) => r.rawBody.toString().includes(p.body.id) && r.rawBody.toString().includes('pipeline.deployed'), 20_000)
-    expect(JSON.parse(deployed.rawBody.toString())).toMatchObject({ event: 'pipeline.deployed', workspace_id: workspaceId, data: { pipeline_id: p.body.id, version: 1 } })
+    const deployed = await ctx.receiver.waitFor(
+      (r) => r.rawBody.toString().includes(p.body.id) && r.rawBody.toString().includes('pipeline.deployed'),
+      20_000,
+    )
+    expect(JSON.parse(deployed.rawBody.toString())).toMatchObject({
+      event: 'pipeline.deployed',
+      workspace_id: workspaceId,
+      data: { pipeline_id: p.body.id, version: 1 },
+    })
 
     const refused = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', {
       key,
-      form: fileForm('files', [{ name: 'notes.txt.pdf', bytes: new TextEncoder().encode('plain text') }], { pipeline_id: p.body.id }),
+      form: fileForm('files', [{ name: 'notes.txt.pdf', bytes: new TextEncoder().encode('plain text') }], {
+        pipeline_id: p.body.id,
+      }),
     })
     expect(refused.status).toBe(422)
     const quarantined = await ctx.receiver.waitFor((r) => r.rawBody.toString().includes('notes.txt.pdf'), 20_000)
-    expect(JSON.parse(quarantined.rawBody.toString())).toMatchObject({ event: 'doc.quarantined', data: { file_name: 'notes.txt.pdf', reason: 'type' } })
+    expect(JSON.parse(quarantined.rawBody.toString())).toMatchObject({
+      event: 'doc.quarantined',
+      data: { file_name: 'notes.txt.pdf', reason: 'type' },
+    })
   })
 })
 
@@ -83,26 +107,39 @@ describe('operator surfaces', () => {
       const ok = await fetch(ctx.stack.baseUrl + path, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })
       expect(ok.status, path).toBe(200)
     }
-    const basic = await fetch(`${ctx.stack.baseUrl}/admin/queues`, { headers: { Authorization: `Basic ${Buffer.from(`ops:${ADMIN_TOKEN}`).toString('base64')}` } })
+    const basic = await fetch(`${ctx.stack.baseUrl}/admin/queues`, {
+      headers: { Authorization: `Basic ${Buffer.from(`ops:${ADMIN_TOKEN}`).toString('base64')}` },
+    })
     expect(basic.status).toBe(200)
     expect(await basic.text()).toContain('<html')
-    const queues = await fetch(`${ctx.stack.baseUrl}/admin/queues/api/queues`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })
+    const queues = await fetch(`${ctx.stack.baseUrl}/admin/queues/api/queues`, {
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+    })
     const names = ((await queues.json()) as { queues: { name: string }[] }).queues.map((q) => q.name)
     expect(names).toEqual(expect.arrayContaining(['stage-parse', 'stage-extract', 'webhook-delivery']))
-    const metrics = await (await fetch(`${ctx.stack.baseUrl}/metrics`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })).text()
+    const metrics = await (
+      await fetch(`${ctx.stack.baseUrl}/metrics`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })
+    ).text()
     expect(metrics).toMatch(/quire_ledger_drift_credits 0/)
   })
 
   it('the admin API refuses a wrong token (401 nested unauthorized)', async () => {
-    const r = await fetch(`${ctx.stack.baseUrl}/admin/v1/workspaces`, { method: 'POST', headers: { Authorization: 'Bearer nope', 'Content-Type': 'application/json' }, body: '{}' })
+    const r = await fetch(`${ctx.stack.baseUrl}/admin/v1/workspaces`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer nope', 'Content-Type': 'application/json' },
+      body: '{}',
+    })
     expect(r.status).toBe(401)
     expect(((await r.json()) as { error: { code: string } }).error.code).toBe('unauthorized')
   })
 
-  it('jobs of one workspace are invisible to another (spec: every endpoint is scoped to the key\'s workspace)', async () => {
+  it("jobs of one workspace are invisible to another (spec: every endpoint is scoped to the key's workspace)", async () => {
     const a = await newWorkspace(ctx.stack.baseUrl, 'B')
     const b = await newWorkspace(ctx.stack.baseUrl, 'B')
-    const job = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', { key: a.key, form: fileForm('files', [{ name: 'a.pdf', bytes: await invoicePdf() }]) })
+    const job = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', {
+      key: a.key,
+      form: fileForm('files', [{ name: 'a.pdf', bytes: await invoicePdf() }]),
+    })
     const other = await call(ctx.stack.baseUrl, 'GET', `/v1/jobs/${job.body[0].job_id}`, { key: b.key })
     expect(other.status).toBe(404)
     expect(other.body.error.code).toBe('job_not_found')

@@ -52,7 +52,7 @@ export function rawRequest(opts: RawRequestOptions): Promise<RawResponse> {
         if (i > 0) headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim()
       }
       const body = sep >= 0 ? Buffer.from(raw.slice(sep + 4), 'latin1').toString('utf8') : ''
-      let json: unknown = undefined
+      let json: unknown
       try {
         json = JSON.parse(body)
       } catch {}
@@ -86,7 +86,7 @@ export function rawRequest(opts: RawRequestOptions): Promise<RawResponse> {
     socket.on('close', () => finish('server-closed'))
 
     socket.on('connect', async () => {
-      socket.write(opts.head.join('\r\n') + '\r\n\r\n')
+      socket.write(`${opts.head.join('\r\n')}\r\n\r\n`)
       const body = opts.body === undefined ? [] : Array.isArray(opts.body) ? opts.body : [opts.body]
       for (const b of body) {
         if (done) return
@@ -128,7 +128,11 @@ export function rawRequest(opts: RawRequestOptions): Promise<RawResponse> {
 }
 
 /** A multipart body built from parts given as raw header lines and content. */
-export function multipartBytes(boundary: string, parts: { headers: string[]; content: string | Buffer }[], close = true): Buffer {
+export function multipartBytes(
+  boundary: string,
+  parts: { headers: string[]; content: string | Buffer }[],
+  close = true,
+): Buffer {
   const out: Buffer[] = []
   for (const p of parts) {
     out.push(Buffer.from(`--${boundary}\r\n${p.headers.map((h) => `${h}\r\n`).join('')}\r\n`, 'latin1'))

@@ -21,12 +21,18 @@ describe('Redis loses its data', () => {
   it('queued stages and an unsent webhook are rebuilt from PostgreSQL; the job completes and the webhook arrives', async () => {
     const { stack, receiver } = ctx
     const { key } = await newWorkspace(stack.baseUrl, 'B')
-    const hook = await call(stack.baseUrl, 'POST', '/v1/webhooks', { key, json: { name: 'loss', url: receiver.url, events: ['job.completed'] } })
+    const hook = await call(stack.baseUrl, 'POST', '/v1/webhooks', {
+      key,
+      json: { name: 'loss', url: receiver.url, events: ['job.completed'] },
+    })
     expect(hook.status).toBe(201)
 
     // 1. A job is queued while no stage worker runs; then Redis forgets it.
     await stack.kill('stage-worker')
-    const submit = await call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('files', [{ name: 'a.pdf', bytes: await invoicePdf() }]) })
+    const submit = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key,
+      form: fileForm('files', [{ name: 'a.pdf', bytes: await invoicePdf() }]),
+    })
     const jobId = submit.body[0].job_id as string
     await new Promise((r) => setTimeout(r, 1000))
     const wiped = await wipeQueues(stack.env.QUIRE_QUEUE_PREFIX!)
@@ -35,12 +41,19 @@ describe('Redis loses its data', () => {
     // 2. The dispatcher is down when the job finishes; Redis forgets the fan-out too.
     await stack.kill('webhook-dispatcher')
     await stack.start('stage-worker')
-    const done = await pollUntil(() => call(stack.baseUrl, 'GET', `/v1/jobs/${jobId}`, { key }), (r) => r.body.status === 'completed', 90_000)
+    const done = await pollUntil(
+      () => call(stack.baseUrl, 'GET', `/v1/jobs/${jobId}`, { key }),
+      (r) => r.body.status === 'completed',
+      90_000,
+    )
     expect(done.body.status).toBe('completed')
     await wipeQueues(stack.env.QUIRE_QUEUE_PREFIX!)
     await stack.start('webhook-dispatcher')
 
     const delivery = await receiver.waitFor((r) => r.rawBody.toString().includes(jobId), 60_000)
-    expect(JSON.parse(delivery.rawBody.toString())).toMatchObject({ event: 'job.completed', data: { job_id: jobId, status: 'completed' } })
+    expect(JSON.parse(delivery.rawBody.toString())).toMatchObject({
+      event: 'job.completed',
+      data: { job_id: jobId, status: 'completed' },
+    })
   }, 240_000)
 })

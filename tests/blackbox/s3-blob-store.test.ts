@@ -49,7 +49,10 @@ afterAll(async () => {
 })
 
 const objectsUnder = async (prefix: string) =>
-  ((await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }))).Contents ?? []).map((o) => ({ key: o.Key, size: o.Size }))
+  ((await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }))).Contents ?? []).map((o) => ({
+    key: o.Key,
+    size: o.Size,
+  }))
 
 async function filesUnder(dir: string): Promise<string[]> {
   try {
@@ -64,7 +67,10 @@ describe('QUIRE_BLOB_STORE=s3', () => {
   it('an upload is stored in the bucket, parsed from it, and deleted from it by retention', async () => {
     const { key, workspaceId } = await newWorkspace(stack.baseUrl, 'B')
     const pdf = await invoicePdf()
-    const r = await call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('files', [{ name: 'invoice.pdf', bytes: pdf }], { schema_id: 'invoice' }) })
+    const r = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key,
+      form: fileForm('files', [{ name: 'invoice.pdf', bytes: pdf }], { schema_id: 'invoice' }),
+    })
     expect(r.status, JSON.stringify(r.body)).toBe(202)
     const jobId = r.body[0].job_id as string
 
@@ -84,12 +90,23 @@ describe('QUIRE_BLOB_STORE=s3', () => {
 
     // Nothing went to the filesystem store; the directory holds at most the parse stage's cached copy.
     const local = await filesUnder(stack.env.QUIRE_BLOB_DIR!)
-    expect(local.every((f) => f.startsWith(`s3-cache${path.sep}`)), local.join(', ')).toBe(true)
+    expect(
+      local.every((f) => f.startsWith(`s3-cache${path.sep}`)),
+      local.join(', '),
+    ).toBe(true)
 
     // Retention (15 s here): the job answers 410 and its object is gone from the bucket, its cached copy too.
-    const expired = await pollUntil(() => call(stack.baseUrl, 'GET', `/v1/jobs/${jobId}`, { key }), (x) => x.status === 410, 45_000)
+    const expired = await pollUntil(
+      () => call(stack.baseUrl, 'GET', `/v1/jobs/${jobId}`, { key }),
+      (x) => x.status === 410,
+      45_000,
+    )
     expect(expired.body.error).toMatchObject({ code: 'job_expired' })
-    await pollUntil(() => objectsUnder(jobPrefix), (objects) => objects.length === 0, 10_000)
+    await pollUntil(
+      () => objectsUnder(jobPrefix),
+      (objects) => objects.length === 0,
+      10_000,
+    )
     expect(await filesUnder(stack.env.QUIRE_BLOB_DIR!)).toEqual([])
   }, 120_000)
 
@@ -112,12 +129,16 @@ describe('QUIRE_BLOB_STORE=s3', () => {
 /** Starts one app with the stack's environment plus `env` and waits for it to exit (it must, within 30 s). */
 function runUntilExit(app: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps', app, 'src', 'main.ts')], {
-      cwd: ROOT,
-      // Port 0: should the configuration be accepted after all, the api does not collide with the running one.
-      env: { ...stack.env, QUIRE_API_PORT: '0', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const child = spawn(
+      process.execPath,
+      ['--conditions=@quire/source', '--import', 'tsx', path.join(ROOT, 'apps', app, 'src', 'main.ts')],
+      {
+        cwd: ROOT,
+        // Port 0: should the configuration be accepted after all, the api does not collide with the running one.
+        env: { ...stack.env, QUIRE_API_PORT: '0', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
     let output = ''
     child.stdout.on('data', (d) => (output += String(d)))
     child.stderr.on('data', (d) => (output += String(d)))

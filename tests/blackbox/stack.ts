@@ -2,20 +2,21 @@
 // and Redis with a queue prefix of its own, and talks to them over HTTP like a client.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startHttpsReceiver, type HttpsReceiver } from '@quire/testing'
 import { afterAll, beforeAll } from 'vitest'
+import { applyMigrations } from '@quire/db'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 let stackCount = 0
 
 export const ADMIN_TOKEN = 'blackbox-admin-token'
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = net.createServer()
     s.listen(0, '127.0.0.1', () => {
@@ -41,12 +42,13 @@ export type Stack = {
 
 /**
  * One database per stack, as one deployment has one: the outbox and the sweepers act on the whole database, so two
- * stacks sharing one would move each other's work. The migrations are applied from prisma/migrations directly.
+ * stacks sharing one would move each other's work.
  */
 async function createStackDatabase(): Promise<string> {
   const base = process.env.DATABASE_URL
   const admin = process.env.TEST_DATABASE_ADMIN_URL
-  if (!base || !admin) throw new Error('run black-box tests through `npm test` (it provides DATABASE_URL and TEST_DATABASE_ADMIN_URL)')
+  if (!base || !admin)
+    throw new Error('run black-box tests through `npm test` (it provides DATABASE_URL and TEST_DATABASE_ADMIN_URL)')
   const { default: pg } = await import('pg')
   const name = `${process.env.QUIRE_TEST_DB_PREFIX ?? 'quire_test'}_bb${process.pid}_${++stackCount}`
   const adminClient = new pg.Client({ connectionString: admin })
@@ -56,13 +58,9 @@ async function createStackDatabase(): Promise<string> {
   await adminClient.end()
   const url = new URL(base)
   url.pathname = `/${name}`
-  const client = new pg.Client({ connectionString: url.toString() })
-  await client.connect()
-  const dir = path.join(ROOT, 'prisma', 'migrations')
-  for (const m of readdirSync(dir).filter((d) => /^\d/.test(d)).sort()) {
-    await client.query(readFileSync(path.join(dir, m, 'migration.sql'), 'utf8'))
-  }
-  await client.end()
+  // The product's own migrator (as the compose `migrate` service runs it), so the stack's database has Prisma's
+  // history table and /readyz sees its migrations applied.
+  await applyMigrations({ databaseUrl: url.toString(), migrationsDir: path.join(ROOT, 'prisma', 'migrations') })
   return url.toString()
 }
 
@@ -83,6 +81,8 @@ export async function startStack(opts: { receiverCa?: string; env?: Record<strin
     QUIRE_API_HOST: '127.0.0.1',
     QUIRE_PUBLIC_URL: `http://127.0.0.1:${port}`,
     QUIRE_ADMIN_TOKEN: ADMIN_TOKEN,
+    // The stack's own key, so the apps never fall back to the development key file in the repository's .data/.
+    QUIRE_SECRETS_KEY: randomBytes(32).toString('base64'),
     QUIRE_QUEUE_PREFIX: `bb${randomBytes(4).toString('hex')}`,
     QUIRE_BLOB_DIR: path.join(dir, 'blobs'),
     QUIRE_UPLOAD_DIR: path.join(dir, 'uploads'),
@@ -91,6 +91,8 @@ export async function startStack(opts: { receiverCa?: string; env?: Record<strin
     QUIRE_WEBHOOK_B_RETRY_SCHEDULE_MS: '200,200,200,200,200,200,200,200',
     QUIRE_STAGE_LOCK_MS: '4000',
     QUIRE_LOG_LEVEL: 'warn',
+    // A status or error code a route does not declare becomes a 500, which the contract check in client.ts reports.
+    QUIRE_ENFORCE_API_CONTRACT: 'true',
     ...(caFile ? { QUIRE_WEBHOOK_EXTRA_CA_FILE: caFile } : {}),
     ...opts.env,
   }
@@ -98,11 +100,15 @@ export async function startStack(opts: { receiverCa?: string; env?: Record<strin
   const logs: Record<AppName, string[]> = { api: [], 'stage-worker': [], 'webhook-dispatcher': [] }
 
   const start = async (app: AppName, extraEnv: Record<string, string> = {}) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps', app, 'src', 'main.ts')], {
-      cwd: ROOT,
-      env: { ...env, ...extraEnv },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const child = spawn(
+      process.execPath,
+      ['--conditions=@quire/source', '--import', 'tsx', path.join(ROOT, 'apps', app, 'src', 'main.ts')],
+      {
+        cwd: ROOT,
+        env: { ...env, ...extraEnv },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
     child.stdout!.on('data', (d) => logs[app].push(String(d)))
     child.stderr!.on('data', (d) => logs[app].push(String(d)))
     procs.set(app, child)
@@ -120,7 +126,15 @@ export async function startStack(opts: { receiverCa?: string; env?: Record<strin
     clearTimeout(force)
   }
 
-  await Promise.all([start('api'), start('stage-worker'), start('webhook-dispatcher')])
+  try {
+    await Promise.all([start('api'), start('stage-worker'), start('webhook-dispatcher')])
+  } catch (err) {
+    // A stack that fails to start must not leave its other apps running (they would load the machine for the rest
+    // of the run).
+    for (const child of procs.values()) if (child.exitCode === null) child.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+    throw err
+  }
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     env,
@@ -139,7 +153,8 @@ export async function startStack(opts: { receiverCa?: string; env?: Record<strin
 }
 
 async function waitForHealth(url: string, child: ChildProcess, log: string[]) {
-  const deadline = Date.now() + 60_000
+  // Generous: on a loaded 2-core machine a cold start (tsx transpiling every package) can take over a minute.
+  const deadline = Date.now() + 150_000
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`api exited early:\n${log.join('')}`)
     try {

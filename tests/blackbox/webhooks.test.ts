@@ -51,12 +51,18 @@ async function formAPipelineWith(key: string, hookId: string) {
 describe('creating webhooks', () => {
   it('Form A: secret returned once as hmac_secret, then reads back as ***; duplicate name → 409', async () => {
     const { key } = await newWorkspace(stack.baseUrl, 'A')
-    const created = await call(stack.baseUrl, 'POST', '/v1/webhooks', { key, json: { name: 'n1', url: receiver.url, auth_type: 'NONE' } })
+    const created = await call(stack.baseUrl, 'POST', '/v1/webhooks', {
+      key,
+      json: { name: 'n1', url: receiver.url, auth_type: 'NONE' },
+    })
     expect(created.status).toBe(201)
     expect(created.body.hmac_secret).not.toBe('***')
     const read = await call(stack.baseUrl, 'GET', `/v1/webhooks/${created.body.id}`, { key })
     expect(read.body).toMatchObject({ hmac_secret: '***', status: 'active', name: 'n1' })
-    const dup = await call(stack.baseUrl, 'POST', '/v1/webhooks', { key, json: { name: 'n1', url: receiver.url, auth_type: 'NONE' } })
+    const dup = await call(stack.baseUrl, 'POST', '/v1/webhooks', {
+      key,
+      json: { name: 'n1', url: receiver.url, auth_type: 'NONE' },
+    })
     expect(dup.status).toBe(409)
     expect(dup.body.error).toBe('WEBHOOK_NAME_CONFLICT')
     const rotated = await call(stack.baseUrl, 'POST', `/v1/webhooks/${created.body.id}/rotate`, { key })
@@ -81,8 +87,19 @@ describe('creating webhooks', () => {
     for (const form of ['A', 'B'] as const) {
       const { key } = await newWorkspace(strict.baseUrl, form)
       const base = form === 'A' ? { auth_type: 'NONE' } : {}
-      const make = (extra: object) => call(strict.baseUrl, 'POST', '/v1/webhooks', { key, json: { name: `w${Math.random()}`, url: 'https://8.8.8.8/hook', ...base, ...extra } })
-      for (const url of ['http://8.8.8.8/hook', 'https://127.0.0.1/hook', 'https://10.1.2.3/x', 'https://169.254.169.254/latest', 'https://[::1]/x', 'https://localhost/x']) {
+      const make = (extra: object) =>
+        call(strict.baseUrl, 'POST', '/v1/webhooks', {
+          key,
+          json: { name: `w${Math.random()}`, url: 'https://8.8.8.8/hook', ...base, ...extra },
+        })
+      for (const url of [
+        'http://8.8.8.8/hook',
+        'https://127.0.0.1/hook',
+        'https://10.1.2.3/x',
+        'https://169.254.169.254/latest',
+        'https://[::1]/x',
+        'https://localhost/x',
+      ]) {
         const r = await make({ url })
         expect(r.status, url).toBe(422)
         expect(r.body.error).toBe('INVALID_WEBHOOK_URL')
@@ -111,7 +128,10 @@ describe('Form A deliveries', () => {
       },
     })
     const pipelineId = await formAPipelineWith(key, hook.body.id)
-    const job = await call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('file', [{ name: 'a.pdf', bytes: await invoicePdf() }], { pipeline_id: pipelineId }) })
+    const job = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key,
+      form: fileForm('file', [{ name: 'a.pdf', bytes: await invoicePdf() }], { pipeline_id: pipelineId }),
+    })
     const jobId = job.body.id
     const attempts = await pollUntil(
       async () => receiver.received.filter((r) => r.path.endsWith('/fail-2') && r.rawBody.toString().includes(jobId)),
@@ -126,11 +146,15 @@ describe('Form A deliveries', () => {
     for (const a of attempts) {
       expect(header(a.headers, 'X-Receiver-Key')).toBe('receiver-key')
       expect(header(a.headers, 'X-Tenant')).toBe('acme')
-      expect(header(a.headers, 'X-Service-Signature')).toBe(`sha256=${createHmac('sha256', hook.body.hmac_secret).update(a.rawBody).digest('hex')}`)
+      expect(header(a.headers, 'X-Service-Signature')).toBe(
+        `sha256=${createHmac('sha256', hook.body.hmac_secret).update(a.rawBody).digest('hex')}`,
+      )
     }
     const deliveries = await call(stack.baseUrl, 'GET', `/v1/webhooks/${hook.body.id}/deliveries`, { key })
     expect(deliveries.body.data[0]).toMatchObject({ status: 'succeeded', attempts: 3 })
-    expect(deliveries.body.data[0].attempt_log.map((a: { response_code: number }) => a.response_code)).toEqual([500, 302, 204])
+    expect(deliveries.body.data[0].attempt_log.map((a: { response_code: number }) => a.response_code)).toEqual([
+      500, 302, 204,
+    ])
   })
 })
 
@@ -139,11 +163,24 @@ describe('Form B deliveries', () => {
     const { key, workspaceId } = await newWorkspace(stack.baseUrl, 'B')
     const hook = await call(stack.baseUrl, 'POST', '/v1/webhooks', {
       key,
-      json: { name: 'down', url: `${receiver.url}/down`, events: ['job.completed'], auth: 'basic', basic: { username: 'u', password: 'p' } },
+      json: {
+        name: 'down',
+        url: `${receiver.url}/down`,
+        events: ['job.completed'],
+        auth: 'basic',
+        basic: { username: 'u', password: 'p' },
+      },
     })
-    const job = await call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('files', [{ name: 'b.pdf', bytes: await invoicePdf() }]) })
+    const job = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key,
+      form: fileForm('files', [{ name: 'b.pdf', bytes: await invoicePdf() }]),
+    })
     const jobId = job.body[0].job_id
-    const failing = await pollUntil(() => call(stack.baseUrl, 'GET', `/v1/webhooks/${hook.body.id}`, { key }), (r) => r.body.status === 'failing', 60_000)
+    const failing = await pollUntil(
+      () => call(stack.baseUrl, 'GET', `/v1/webhooks/${hook.body.id}`, { key }),
+      (r) => r.body.status === 'failing',
+      60_000,
+    )
     expect(failing.body.status).toBe('failing')
     const hits = receiver.received.filter((r) => r.path.endsWith('/down') && r.rawBody.toString().includes(jobId))
     expect(hits).toHaveLength(9)
@@ -151,7 +188,10 @@ describe('Form B deliveries', () => {
     expect(new Set(hits.map((h) => JSON.parse(h.rawBody.toString()).delivery_id)).size).toBe(1)
     const notes = await call(stack.baseUrl, 'GET', `/admin/v1/workspaces/${workspaceId}/notifications`, { admin: true })
     expect(notes.body.data[0]).toMatchObject({ kind: 'webhook.failing' })
-    const patched = await call(stack.baseUrl, 'PATCH', `/v1/webhooks/${hook.body.id}`, { key, json: { status: 'active' } })
+    const patched = await call(stack.baseUrl, 'PATCH', `/v1/webhooks/${hook.body.id}`, {
+      key,
+      json: { status: 'active' },
+    })
     expect(patched.body.status).toBe('active')
   })
 })

@@ -1,10 +1,27 @@
-import { BlobStoreEnv, BoolEnv, parseBucketsEnv, SharedEnv, blobStoreConfig, sharedConfig } from '@quire/config'
+import path from 'node:path'
+import {
+  BlobStoreEnv,
+  BoolEnv,
+  parseBucketsEnv,
+  readOrCreateDevSecret,
+  SecretsEnv,
+  SharedEnv,
+  blobStoreConfig,
+  secretsConfig,
+  sharedConfig,
+} from '@quire/config'
 import { z } from 'zod'
 
 const Env = SharedEnv.extend({
   ...BlobStoreEnv.shape,
+  ...SecretsEnv.shape,
   QUIRE_API_PORT: z.coerce.number().int().min(0).default(3000),
-  QUIRE_API_HOST: z.string().default('0.0.0.0'),
+  /** Interface to listen on; development stays on loopback unless told otherwise (containers set 0.0.0.0). */
+  QUIRE_HOST: z.string().optional(),
+  /** Older name of QUIRE_HOST, still read. */
+  QUIRE_API_HOST: z.string().optional(),
+  /** Where development keeps what it generates (the admin token). */
+  QUIRE_DATA_DIR: z.string().default('./.data'),
   QUIRE_PUBLIC_URL: z.string().optional(),
   QUIRE_ADMIN_TOKEN: z.string().optional(),
   QUIRE_SYNC_WINDOW_MS: z.coerce.number().int().min(0).default(50_000),
@@ -13,28 +30,42 @@ const Env = SharedEnv.extend({
   QUIRE_UPLOAD_DIR: z.string().default('./.data/uploads'),
   QUIRE_MAX_FILES_PER_REQUEST: z.coerce.number().int().min(1).default(20),
   QUIRE_BUCKETS: z.string().optional(),
+  /** Tests: answer a status or error code a route does not declare as a 500 (always logged). */
+  QUIRE_ENFORCE_API_CONTRACT: BoolEnv.default(false),
 })
+
+const MIN_ADMIN_TOKEN_CHARS = 32
 
 function load() {
   const env = Env.parse(process.env)
   const production = env.NODE_ENV === 'production'
-  if (production && !env.QUIRE_ADMIN_TOKEN) throw new Error('QUIRE_ADMIN_TOKEN is required when NODE_ENV=production')
+  if (production && (env.QUIRE_ADMIN_TOKEN ?? '').length < MIN_ADMIN_TOKEN_CHARS) {
+    throw new Error(
+      `QUIRE_ADMIN_TOKEN of at least ${MIN_ADMIN_TOKEN_CHARS} characters is required when NODE_ENV=production`,
+    )
+  }
   if (production && (env.QUIRE_ALLOW_PRIVATE_WEBHOOK_URLS || env.QUIRE_ALLOW_INSECURE_WEBHOOK_URLS)) {
     throw new Error('QUIRE_ALLOW_PRIVATE_WEBHOOK_URLS and QUIRE_ALLOW_INSECURE_WEBHOOK_URLS are refused in production')
   }
   return {
     ...sharedConfig(env),
     port: env.QUIRE_API_PORT,
-    host: env.QUIRE_API_HOST,
+    host: env.QUIRE_HOST ?? env.QUIRE_API_HOST ?? '127.0.0.1',
     publicUrl: env.QUIRE_PUBLIC_URL?.replace(/\/+$/, ''),
-    // Development falls back to a fixed token so `npm start` works out of the box; production requires one.
-    adminToken: env.QUIRE_ADMIN_TOKEN ?? 'dev-admin-token',
+    // Development without a token generates one into QUIRE_DATA_DIR/admin-token (printed by `npm start`); production
+    // requires one. Never a fixed, well-known token.
+    adminToken: env.QUIRE_ADMIN_TOKEN ?? readOrCreateDevSecret(path.join(env.QUIRE_DATA_DIR, 'admin-token')).value,
     syncWindowMs: env.QUIRE_SYNC_WINDOW_MS,
-    urlPolicy: { allowPrivate: env.QUIRE_ALLOW_PRIVATE_WEBHOOK_URLS, allowInsecure: env.QUIRE_ALLOW_INSECURE_WEBHOOK_URLS },
+    urlPolicy: {
+      allowPrivate: env.QUIRE_ALLOW_PRIVATE_WEBHOOK_URLS,
+      allowInsecure: env.QUIRE_ALLOW_INSECURE_WEBHOOK_URLS,
+    },
     blobStore: blobStoreConfig(env),
+    secrets: secretsConfig(env),
     uploadDir: env.QUIRE_UPLOAD_DIR,
     maxFilesPerRequest: env.QUIRE_MAX_FILES_PER_REQUEST,
     buckets: parseBucketsEnv(env.QUIRE_BUCKETS),
+    enforceApiContract: env.QUIRE_ENFORCE_API_CONTRACT,
   }
 }
 

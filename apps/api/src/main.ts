@@ -2,21 +2,42 @@ import { ensurePlatformPipelines } from '@quire/core'
 import { createPrisma } from '@quire/db'
 import { createQueueSet, createRedis, startOutboxRelay } from '@quire/queues'
 import { createBlobStore } from '@quire/storage'
+import { guardProcess } from '@quire/runtime'
 import pino from 'pino'
+import { openProcessSecretBox, SECRET_LOG_REDACT_PATHS } from '@quire/secrets'
 import { createApp } from './app.ts'
 import { config } from './config.ts'
 import { queueDashboard } from './dashboard.ts'
 
-const log = pino({ name: 'quire-api', level: config.logLevel })
+const log = pino({
+  name: 'quire-api',
+  level: config.logLevel,
+  redact: { paths: SECRET_LOG_REDACT_PATHS, censor: '[redacted]' },
+})
+guardProcess(log)
+const secrets = openProcessSecretBox(config.secrets, log)
 const db = createPrisma(config.databaseUrl)
 const redis = createRedis(config.redisUrl, 'producer')
 const queues = createQueueSet({ connection: redis, prefix: config.queuePrefix, stageAttempts: config.stageAttempts })
-const relay = startOutboxRelay({ db, queues, onError: (err) => log.warn({ err }, 'outbox relay pass failed; will retry') })
+const relay = startOutboxRelay({
+  db,
+  queues,
+  retentionMs: config.outboxRetentionMs,
+  onError: (err) => log.warn({ err }, 'outbox relay pass failed; will retry'),
+})
 
 await ensurePlatformPipelines(db)
 
 const app = createApp(
-  { db, blobs: createBlobStore(config.blobStore), config, log, kickRelay: relay.kick },
+  {
+    db,
+    blobs: createBlobStore(config.blobStore),
+    secrets,
+    config,
+    log,
+    kickRelay: relay.kick,
+    pingRedis: () => redis.ping(),
+  },
   [queueDashboard({ queues, adminToken: config.adminToken })],
 )
 const server = app.listen(config.port, config.host, () => {

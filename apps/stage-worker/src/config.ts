@@ -1,9 +1,29 @@
 import { WORKER_STAGES, isWorkerStage, type WorkerStage } from '@quire/domain'
-import { BlobStoreEnv, SharedEnv, blobStoreConfig, sharedConfig } from '@quire/config'
+import {
+  BlobStoreEnv,
+  DestinationsEnv,
+  SharedEnv,
+  blobStoreConfig,
+  destinationsConfig,
+  sharedConfig,
+} from '@quire/config'
 import { z } from 'zod'
 
 const Env = SharedEnv.extend({
   ...BlobStoreEnv.shape,
+  ...DestinationsEnv.shape,
+  /** Waits between an error group's automatic retries; after the last one a job blocking again escalates it. */
+  QUIRE_ERROR_GROUP_RETRY_SCHEDULE_MS: z
+    .string()
+    .default('60000,300000,1800000')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)
+        .map(Number),
+    )
+    .refine((a) => a.every((n) => Number.isInteger(n) && n >= 0), 'comma-separated non-negative integers (ms)'),
   QUIRE_STAGES: z.string().default(''),
   QUIRE_STAGE_CONCURRENCY: z.coerce.number().int().min(1).default(2),
   /** How long a worker's lock on a job lasts; a killed worker's job is picked up again after it lapses. */
@@ -15,20 +35,28 @@ const Env = SharedEnv.extend({
   /** Work without progress for this long is queued again (a no-op while Redis still holds it). */
   QUIRE_REQUEUE_AFTER_MS: z.coerce.number().int().min(100).default(300_000),
   QUIRE_OCR_WORKERS: z.coerce.number().int().min(1).default(1),
+  /** Child processes that parse documents (PDF, rasterising, OCR) off the event loop; 0 parses in-process. */
+  QUIRE_PARSE_PROCESSES: z.coerce.number().int().min(0).default(2),
 })
 
 function load() {
   const env = Env.parse(process.env)
-  const requested = env.QUIRE_STAGES.split(',').map((s) => s.trim()).filter(Boolean)
+  const requested = env.QUIRE_STAGES.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   const unknown = requested.filter((s) => !isWorkerStage(s))
-  if (unknown.length) throw new Error(`QUIRE_STAGES names unknown stages: ${unknown.join(', ')} (known: ${WORKER_STAGES.join(', ')})`)
+  if (unknown.length)
+    throw new Error(`QUIRE_STAGES names unknown stages: ${unknown.join(', ')} (known: ${WORKER_STAGES.join(', ')})`)
   return {
     ...sharedConfig(env),
     stages: (requested.length ? requested : WORKER_STAGES) as WorkerStage[],
     blobStore: blobStoreConfig(env),
+    destinations: destinationsConfig(env),
+    errorGroupRetryScheduleMs: env.QUIRE_ERROR_GROUP_RETRY_SCHEDULE_MS,
     concurrency: env.QUIRE_STAGE_CONCURRENCY,
     lockMs: env.QUIRE_STAGE_LOCK_MS,
     ocrWorkers: env.QUIRE_OCR_WORKERS,
+    parseProcesses: env.QUIRE_PARSE_PROCESSES,
     retentionMs: env.QUIRE_JOB_RETENTION_MS,
     syncJobTimeoutMs: env.QUIRE_SYNC_JOB_TIMEOUT_MS,
     sweepIntervalMs: env.QUIRE_SWEEP_INTERVAL_MS,

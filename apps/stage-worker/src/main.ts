@@ -1,8 +1,9 @@
 import { createPrisma } from '@quire/db'
-import { createOcrEngine } from '@quire/extraction'
+import { createOcrEngine, createParsePool } from '@quire/extraction'
 import { createQueueSet, createRedis, stageQueueName, startOutboxRelay } from '@quire/queues'
-import { createBlobStore } from '@quire/storage'
+import { createBlobStore, createDestinations } from '@quire/storage'
 import { Worker } from 'bullmq'
+import { guardProcess } from '@quire/runtime'
 import pino from 'pino'
 import { config } from './config.ts'
 import { createStageProcessor } from './processors/stage.processor.ts'
@@ -10,13 +11,34 @@ import { startJobSweepers } from './sweepers/job-sweepers.ts'
 import { startHoldExpirySweeper } from './sweepers/hold-expiry.sweeper.ts'
 
 const log = pino({ name: 'quire-stage-worker', level: config.logLevel })
+guardProcess(log)
 const db = createPrisma(config.databaseUrl)
 const producer = createRedis(config.redisUrl, 'producer')
 const queues = createQueueSet({ connection: producer, prefix: config.queuePrefix, stageAttempts: config.stageAttempts })
-const relay = startOutboxRelay({ db, queues, onError: (err) => log.warn({ err }, 'outbox relay pass failed; will retry') })
+const relay = startOutboxRelay({
+  db,
+  queues,
+  retentionMs: config.outboxRetentionMs,
+  onError: (err) => log.warn({ err }, 'outbox relay pass failed; will retry'),
+})
 const ocr = createOcrEngine({ workers: config.ocrWorkers })
+// PDF parsing, rasterising and OCR run in child processes: the event loop stays free for lock renewal.
+const parsePool =
+  config.parseProcesses > 0
+    ? createParsePool({ processes: config.parseProcesses, ocrWorkers: config.ocrWorkers })
+    : undefined
 const blobs = createBlobStore(config.blobStore)
-const deps = { db, blobs, ocr, onCommit: relay.kick, log }
+const destinations = createDestinations(config.destinations)
+const deps = {
+  db,
+  blobs,
+  ocr,
+  destinations,
+  parsePool,
+  onCommit: relay.kick,
+  log,
+  errorGroupRetryScheduleMs: config.errorGroupRetryScheduleMs,
+}
 const sweepers = startJobSweepers({
   db,
   blobs,
@@ -25,6 +47,7 @@ const sweepers = startJobSweepers({
   retentionMs: config.retentionMs,
   syncJobTimeoutMs: config.syncJobTimeoutMs,
   requeueAfterMs: config.requeueAfterMs,
+  errorGroupRetryScheduleMs: config.errorGroupRetryScheduleMs,
   onCommit: relay.kick,
 })
 startHoldExpirySweeper({ db, log, intervalMs: config.sweepIntervalMs })
@@ -51,6 +74,7 @@ async function shutdown(signal: string) {
   await relay.stop()
   await queues.close()
   await ocr.close()
+  await parsePool?.close()
   producer.disconnect()
   await db.$disconnect()
   process.exit(0)

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { rootCertificates } from 'node:tls'
 import { FORM_B_RETRY_SCHEDULE_MS, parseRetryScheduleMs } from '@quire/webhooks'
-import { BoolEnv, SharedEnv, sharedConfig } from '@quire/config'
+import { BoolEnv, SecretsEnv, SharedEnv, secretsConfig, sharedConfig } from '@quire/config'
 import { z } from 'zod'
 
 const Env = SharedEnv.extend({
+  ...SecretsEnv.shape,
   QUIRE_PUBLIC_URL: z.string().default('http://127.0.0.1:3000'),
   QUIRE_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
   QUIRE_WEBHOOK_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
@@ -32,12 +33,21 @@ function load() {
     publicUrl: env.QUIRE_PUBLIC_URL.replace(/\/+$/, ''),
     timeoutMs: env.QUIRE_WEBHOOK_TIMEOUT_MS,
     connectTimeoutMs: env.QUIRE_WEBHOOK_CONNECT_TIMEOUT_MS,
-    formA: { baseMs: env.QUIRE_WEBHOOK_A_RETRY_BASE_MS, maxAttempts: env.QUIRE_WEBHOOK_A_MAX_ATTEMPTS, giveUpMs: env.QUIRE_WEBHOOK_A_GIVE_UP_MS },
-    formBSchedule: schedule,
+    retry: {
+      doubling: {
+        baseMs: env.QUIRE_WEBHOOK_A_RETRY_BASE_MS,
+        maxAttempts: env.QUIRE_WEBHOOK_A_MAX_ATTEMPTS,
+        giveUpMs: env.QUIRE_WEBHOOK_A_GIVE_UP_MS,
+      },
+      schedule,
+    },
     allowPrivate: env.QUIRE_ALLOW_PRIVATE_WEBHOOK_URLS,
     // The extra CA is added to, not instead of, the public roots.
-    ca: env.QUIRE_WEBHOOK_EXTRA_CA_FILE ? [...rootCertificates, readFileSync(env.QUIRE_WEBHOOK_EXTRA_CA_FILE, 'utf8')] : undefined,
+    ca: env.QUIRE_WEBHOOK_EXTRA_CA_FILE
+      ? [...rootCertificates, readFileSync(env.QUIRE_WEBHOOK_EXTRA_CA_FILE, 'utf8')]
+      : undefined,
     concurrency: env.QUIRE_DELIVERY_CONCURRENCY,
+    secrets: secretsConfig(env),
   }
 }
 

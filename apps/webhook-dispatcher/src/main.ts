@@ -2,16 +2,29 @@ import { createPrisma } from '@quire/db'
 import { createQueueSet, createRedis, DELIVERY_QUEUE, FANOUT_QUEUE, startOutboxRelay } from '@quire/queues'
 import { createGuardedDispatcher } from '@quire/webhooks'
 import { Worker } from 'bullmq'
+import { guardProcess } from '@quire/runtime'
 import pino from 'pino'
+import { openProcessSecretBox, SECRET_LOG_REDACT_PATHS } from '@quire/secrets'
 import { config } from './config.ts'
 import { createDeliveryProcessor } from './processors/deliver-webhook.processor.ts'
 import { createFanoutProcessor } from './processors/fanout.processor.ts'
 
-const log = pino({ name: 'quire-webhook-dispatcher', level: config.logLevel })
+const log = pino({
+  name: 'quire-webhook-dispatcher',
+  level: config.logLevel,
+  redact: { paths: SECRET_LOG_REDACT_PATHS, censor: '[redacted]' },
+})
+guardProcess(log)
+const secrets = openProcessSecretBox(config.secrets, log)
 const db = createPrisma(config.databaseUrl)
 const producer = createRedis(config.redisUrl, 'producer')
 const queues = createQueueSet({ connection: producer, prefix: config.queuePrefix, stageAttempts: config.stageAttempts })
-const relay = startOutboxRelay({ db, queues, onError: (err) => log.warn({ err }, 'outbox relay pass failed; will retry') })
+const relay = startOutboxRelay({
+  db,
+  queues,
+  retentionMs: config.outboxRetentionMs,
+  onError: (err) => log.warn({ err }, 'outbox relay pass failed; will retry'),
+})
 const dispatcher = createGuardedDispatcher({
   allowPrivate: config.allowPrivate,
   connectTimeoutMs: config.connectTimeoutMs,
@@ -28,16 +41,20 @@ const workers = [
     DELIVERY_QUEUE,
     createDeliveryProcessor({
       db,
+      secrets,
       log,
       dispatcher,
       timeoutMs: config.timeoutMs,
       connectTimeoutMs: config.connectTimeoutMs,
-      formA: config.formA,
-      formBSchedule: config.formBSchedule,
+      retry: config.retry,
       onCommit: relay.kick,
     }),
     // A delivery can wait 30 s for a slow receiver; the lock must outlast it.
-    { ...workerOpts(), concurrency: config.concurrency, lockDuration: config.timeoutMs + config.connectTimeoutMs + 10_000 },
+    {
+      ...workerOpts(),
+      concurrency: config.concurrency,
+      lockDuration: config.timeoutMs + config.connectTimeoutMs + 10_000,
+    },
   ),
 ]
 for (const w of workers) w.on('error', (err) => log.error({ err }, 'worker error'))

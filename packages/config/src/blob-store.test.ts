@@ -7,7 +7,10 @@ const parse = (env: Record<string, string>) => blobStoreConfig(BlobStoreEnv.pars
 describe('blobStoreConfig', () => {
   it('defaults to the filesystem store in ./.data/blobs', () => {
     expect(parse({})).toEqual({ type: 'fs', dir: path.resolve('.data/blobs') })
-    expect(parse({ QUIRE_BLOB_STORE: 'fs', QUIRE_BLOB_DIR: '/srv/blobs', QUIRE_BLOB_S3: '' })).toEqual({ type: 'fs', dir: '/srv/blobs' })
+    expect(parse({ QUIRE_BLOB_STORE: 'fs', QUIRE_BLOB_DIR: '/srv/blobs', QUIRE_BLOB_S3: '' })).toEqual({
+      type: 'fs',
+      dir: '/srv/blobs',
+    })
   })
 
   it('s3: maps the JSON object; the cache lives under QUIRE_BLOB_DIR', () => {
@@ -55,10 +58,19 @@ describe('blobStoreConfig', () => {
       [{ QUIRE_BLOB_STORE: 's3', QUIRE_BLOB_S3: '{bucket:' }, /QUIRE_BLOB_S3 is not valid JSON/],
       [{ QUIRE_BLOB_STORE: 's3', QUIRE_BLOB_S3: '{}' }, /QUIRE_BLOB_S3 is invalid: bucket:/],
       [{ QUIRE_BLOB_STORE: 's3', QUIRE_BLOB_S3: '["b"]' }, /QUIRE_BLOB_S3 is invalid: \(root\)/],
-      [{ QUIRE_BLOB_STORE: 's3', QUIRE_BLOB_S3: '{"bucket":"b","buckett":"x"}' }, /QUIRE_BLOB_S3 is invalid: .*buckett/],
-      [{ QUIRE_BLOB_STORE: 's3', QUIRE_BLOB_S3: '{"bucket":"b","endpoint":"ftp://x"}' }, /QUIRE_BLOB_S3 is invalid: endpoint:/],
+      [
+        { QUIRE_BLOB_STORE: 's3', QUIRE_BLOB_S3: '{"bucket":"b","buckett":"x"}' },
+        /QUIRE_BLOB_S3 is invalid: .*buckett/,
+      ],
+      [
+        { QUIRE_BLOB_STORE: 's3', QUIRE_BLOB_S3: '{"bucket":"b","endpoint":"ftp://x"}' },
+        /QUIRE_BLOB_S3 is invalid: endpoint:/,
+      ],
       [{ QUIRE_BLOB_STORE: 's3', QUIRE_BLOB_S3: '{"bucket":"b","force_path_style":"yes"}' }, /force_path_style/],
-      [{ QUIRE_BLOB_STORE: 's3', QUIRE_BLOB_S3: '{"bucket":"b","access_key_id":"AK"}' }, /both access_key_id and secret_access_key/],
+      [
+        { QUIRE_BLOB_STORE: 's3', QUIRE_BLOB_S3: '{"bucket":"b","access_key_id":"AK"}' },
+        /both access_key_id and secret_access_key/,
+      ],
       [{ QUIRE_BLOB_S3: '{"bucket":"b"}' }, /QUIRE_BLOB_S3 is set but QUIRE_BLOB_STORE is not "s3"/],
     ]
     for (const [env, message] of cases) expect(() => parse(env), JSON.stringify(env)).toThrow(message)

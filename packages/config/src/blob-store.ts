@@ -29,11 +29,17 @@ export function blobStoreConfig(env: BlobStoreEnv): BlobStoreConfig {
   const kind = (env.QUIRE_BLOB_STORE ?? '').trim().toLowerCase() || 'fs'
   const s3Raw = env.QUIRE_BLOB_S3?.trim() ?? ''
   if (kind === 'fs') {
-    if (s3Raw) throw new Error('QUIRE_BLOB_S3 is set but QUIRE_BLOB_STORE is not "s3"; set QUIRE_BLOB_STORE=s3 to use it, or unset QUIRE_BLOB_S3')
+    if (s3Raw)
+      throw new Error(
+        'QUIRE_BLOB_S3 is set but QUIRE_BLOB_STORE is not "s3"; set QUIRE_BLOB_STORE=s3 to use it, or unset QUIRE_BLOB_S3',
+      )
     return { type: 'fs', dir: path.resolve(env.QUIRE_BLOB_DIR) }
   }
   if (kind !== 's3') throw new Error(`QUIRE_BLOB_STORE must be "fs" or "s3", not "${env.QUIRE_BLOB_STORE}"`)
-  if (!s3Raw) throw new Error('QUIRE_BLOB_STORE=s3 needs QUIRE_BLOB_S3, a JSON object such as {"bucket": "quire-blobs", "region": "eu-west-1"}')
+  if (!s3Raw)
+    throw new Error(
+      'QUIRE_BLOB_STORE=s3 needs QUIRE_BLOB_S3, a JSON object such as {"bucket": "quire-blobs", "region": "eu-west-1"}',
+    )
   const b = parseJsonEnv('QUIRE_BLOB_S3', s3Raw, BlobS3)
   return {
     type: 's3',

@@ -26,7 +26,13 @@ describe('QUIRE_BUCKETS', () => {
       }),
     )
     expect(b.in).toEqual({ type: 'local', dir: path.resolve('./incoming'), workspaces: undefined })
-    expect(b.s3).toMatchObject({ type: 's3', bucket: 'acme-docs', region: 'us-east-1', forcePathStyle: false, credentials: undefined })
+    expect(b.s3).toMatchObject({
+      type: 's3',
+      bucket: 'acme-docs',
+      region: 'us-east-1',
+      forcePathStyle: false,
+      credentials: undefined,
+    })
     expect(b.minio).toMatchObject({
       endpoint: 'https://minio.internal:9000',
       forcePathStyle: true,

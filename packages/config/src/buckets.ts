@@ -9,13 +9,19 @@ const LocalBucket = z.strictObject({ type: z.literal('local'), dir: z.string().m
 const S3Bucket = z
   .strictObject({ type: z.literal('s3'), ...S3_CONNECTION_FIELDS, workspaces: Workspaces })
   .refine(bothKeysOrNone.check, { message: bothKeysOrNone.message })
-const Buckets = z.record(z.string(), z.discriminatedUnion('type', [LocalBucket, S3Bucket])).superRefine((buckets, ctx) => {
-  for (const name of Object.keys(buckets)) {
-    if (!BUCKET_NAME.test(name)) {
-      ctx.addIssue({ code: 'custom', path: [name], message: 'bucket names are 1-63 letters, digits, ".", "_" or "-", starting with a letter or digit' })
+const Buckets = z
+  .record(z.string(), z.discriminatedUnion('type', [LocalBucket, S3Bucket]))
+  .superRefine((buckets, ctx) => {
+    for (const name of Object.keys(buckets)) {
+      if (!BUCKET_NAME.test(name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: 'bucket names are 1-63 letters, digits, ".", "_" or "-", starting with a letter or digit',
+        })
+      }
     }
-  }
-})
+  })
 
 /** QUIRE_BUCKETS: a JSON object of bucket name → `{type: "local", dir}` or `{type: "s3", bucket, ...}`. */
 export function parseBucketsEnv(raw: string | undefined): BucketsConfig {
@@ -30,4 +36,3 @@ export function parseBucketsEnv(raw: string | undefined): BucketsConfig {
   }
   return out
 }
-

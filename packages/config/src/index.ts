@@ -19,6 +19,8 @@ export const SharedEnv = z.object({
   QUIRE_LOG_LEVEL: z.string().default('info'),
   /** Attempts per stage job; every process that relays the outbox gives stage jobs this many. */
   QUIRE_STAGE_ATTEMPTS: z.coerce.number().int().min(1).default(3),
+  /** Outbox rows already handed to BullMQ are deleted this long after dispatch (by every process's relay). */
+  QUIRE_OUTBOX_RETENTION_MS: z.coerce.number().int().min(0).default(3_600_000),
 })
 export type SharedEnv = z.infer<typeof SharedEnv>
 
@@ -31,9 +33,14 @@ export function sharedConfig(env: SharedEnv) {
     queuePrefix: env.QUIRE_QUEUE_PREFIX,
     logLevel: env.QUIRE_LOG_LEVEL,
     stageAttempts: env.QUIRE_STAGE_ATTEMPTS,
+    outboxRetentionMs: env.QUIRE_OUTBOX_RETENTION_MS,
   }
 }
 
 export { BlobStoreEnv, blobStoreConfig } from './blob-store.ts'
 export { parseBucketsEnv } from './buckets.ts'
 export { parseJsonEnv } from './s3-env.ts'
+export { DEV_SECRETS_KEY_FILE, SecretsEnv, secretsConfig } from './secrets.ts'
+export type { SecretsConfig } from './secrets.ts'
+export { readOrCreateDevSecret } from './dev-secret.ts'
+export { DestinationsEnv, destinationsConfig } from './destinations.ts'

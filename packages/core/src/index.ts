@@ -2,7 +2,13 @@ export { recordEvents } from './events/record-event.ts'
 export type { EventType, EventInput } from './events/record-event.ts'
 export { createApiKey, authenticateApiKey } from './workspaces/api-keys.ts'
 export type { Principal, CreatedApiKey } from './workspaces/api-keys.ts'
-export { createWorkspace, getWorkspace, updateWorkspace, addCredits, listNotifications } from './workspaces/workspaces.ts'
+export {
+  createWorkspace,
+  getWorkspace,
+  updateWorkspace,
+  addCredits,
+  listNotifications,
+} from './workspaces/workspaces.ts'
 export type { WorkspaceView } from './workspaces/workspaces.ts'
 export {
   PLATFORM_PARSE_PIPELINE_ID,
@@ -35,12 +41,29 @@ export {
   rotateWebhookSecret,
   setWebhookStatus,
   listDeliveries,
+  resealWebhookSecrets,
   toWebhookView,
 } from './webhooks/webhooks.ts'
-export type { WebhookView, WebhookAuth, UrlPolicy, NewWebhook } from './webhooks/webhooks.ts'
+export type {
+  WebhookView,
+  WebhookAuth,
+  UrlPolicy,
+  NewWebhook,
+  ResealReport,
+  Sealer,
+} from './webhooks/webhooks.ts'
 export { awaitJobs, degradeSyncJobs } from './jobs/await-jobs.ts'
 export { getDocument } from './documents/get-document.ts'
 export { expireJobs, timeOutSyncJobs } from './jobs/expire-jobs.ts'
 export { reviewDocument } from './documents/review-document.ts'
 export type { ReviewAction } from './documents/review-document.ts'
 export { requeueStalledWork } from './jobs/requeue-stalled-work.ts'
+export {
+  blockJob,
+  getErrorGroup,
+  listErrorGroups,
+  rerunErrorGroup,
+  retryDueErrorGroups,
+} from './jobs/error-groups.ts'
+export type { ErrorGroupView } from './jobs/error-groups.ts'
+export { OperatorFixableError, isOperatorFixable } from './stages/stage-failures.ts'

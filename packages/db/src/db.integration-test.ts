@@ -22,7 +22,10 @@ describe('@quire/db against the real database', () => {
 
   it('commits an interactive transaction', async () => {
     await inTransaction(db, async (tx) => {
-      await tx.workspace.update({ where: { id }, data: { creditsAvailable: { decrement: 3 }, creditsReserved: { increment: 3 } } })
+      await tx.workspace.update({
+        where: { id },
+        data: { creditsAvailable: { decrement: 3 }, creditsReserved: { increment: 3 } },
+      })
     })
     const ws = await db.workspace.findUniqueOrThrow({ where: { id } })
     expect([ws.creditsAvailable, ws.creditsReserved]).toEqual([7, 3])

@@ -69,7 +69,11 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * error ({@link RETRYABLE_TX_CODES}), with a small jittered exponential backoff. `fn` must
  * therefore be safe to run again: do side effects outside the database only after commit.
  */
-export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, opts: InTransactionOptions = {}): Promise<T> {
+export async function inTransaction<T>(
+  db: Db,
+  fn: (tx: Tx) => Promise<T>,
+  opts: InTransactionOptions = {},
+): Promise<T> {
   const { maxAttempts = 5, ...txOpts } = opts
   const options = Object.fromEntries(Object.entries(txOpts).filter(([, v]) => v !== undefined))
   for (let attempt = 1; ; attempt++) {
@@ -113,3 +117,5 @@ export type {
 } from './generated/prisma/client.ts'
 export { KEYSET_ORDER, keysetAfter, keysetPage } from './keyset.ts'
 export type { KeysetRow } from './keyset.ts'
+export { applyMigrations, readMigrations } from './migrate/apply-migrations.ts'
+export type { ApplyMigrationsOptions, ApplyMigrationsResult, Migration } from './migrate/apply-migrations.ts'

@@ -8,7 +8,8 @@ export type KeysetRow = { createdAt: Date; id: string }
 
 export const KEYSET_ORDER = [{ createdAt: 'desc' as const }, { id: 'desc' as const }]
 
-const encode = (row: KeysetRow) => Buffer.from(JSON.stringify({ t: row.createdAt.toISOString(), id: row.id })).toString('base64url')
+const encode = (row: KeysetRow) =>
+  Buffer.from(JSON.stringify({ t: row.createdAt.toISOString(), id: row.id })).toString('base64url')
 
 function decode(raw: string): KeysetRow {
   try {

@@ -32,6 +32,10 @@ export type DomainErrorCode =
   | 'OBJECT_NOT_FOUND'
   | 'BUCKET_UNAVAILABLE'
   | 'DOCUMENT_NOT_IN_REVIEW'
+  | 'ERROR_GROUP_RESOLVED'
+  | 'METHOD_NOT_ALLOWED'
+  | 'VALIDATION_ERROR'
+  | 'SERVICE_UNAVAILABLE'
 
 export class DomainError extends Error {
   readonly code: DomainErrorCode

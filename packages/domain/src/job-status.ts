@@ -27,11 +27,21 @@ export const isFinalStatus = (s: JobStatus): boolean => FINAL_JOB_STATUSES.inclu
 const RUNNING: readonly JobStatus[] = ['queued', 'preprocessing', 'processing', 'awaiting_review', 'blocked', 'partial']
 
 const TRANSITIONS: Record<JobStatus, readonly JobStatus[]> = {
-  queued: ['preprocessing', 'processing', 'cancelled', 'failed', 'timed_out'],
+  queued: ['preprocessing', 'processing', 'cancelled', 'failed', 'timed_out', 'blocked'],
   preprocessing: ['processing', 'cancelled', 'failed', 'timed_out', 'blocked'],
-  processing: ['awaiting_review', 'completed', 'completed_with_errors', 'failed', 'cancelled', 'timed_out', 'blocked', 'partial'],
-  awaiting_review: ['processing', 'completed', 'completed_with_errors', 'failed', 'cancelled'],
-  blocked: ['processing', 'failed', 'cancelled'],
+  processing: [
+    'awaiting_review',
+    'completed',
+    'completed_with_errors',
+    'failed',
+    'cancelled',
+    'timed_out',
+    'blocked',
+    'partial',
+  ],
+  awaiting_review: ['processing', 'completed', 'completed_with_errors', 'failed', 'cancelled', 'timed_out'],
+  // A blocked job re-runs the stage that blocked it (initialization runs as preprocessing).
+  blocked: ['preprocessing', 'processing', 'failed', 'cancelled', 'timed_out'],
   partial: ['processing', 'completed', 'completed_with_errors', 'failed', 'cancelled'],
   completed: [],
   completed_with_errors: [],

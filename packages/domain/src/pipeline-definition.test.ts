@@ -14,16 +14,24 @@ describe('pipeline definition', () => {
     })
   })
   it('names the path of each problem', () => {
-    const r = parsePipelineDefinition({ accept: { types: ['exe'] }, schemas: { x: { fields: [{ name: 'a', pattern: '(' }] } } })
+    const r = parsePipelineDefinition({
+      accept: { types: ['exe'] },
+      schemas: { x: { fields: [{ name: 'a', pattern: '(' }] } },
+    })
     expect(r.ok).toBe(false)
-    if (!r.ok) expect(r.issues.map((i) => i.path)).toEqual(expect.arrayContaining(['accept.types.0', 'schemas.x.fields.0.pattern']))
+    if (!r.ok)
+      expect(r.issues.map((i) => i.path)).toEqual(
+        expect.arrayContaining(['accept.types.0', 'schemas.x.fields.0.pattern']),
+      )
   })
   it('rejects unknown keys and a per-file limit above the platform 100 MB', () => {
     expect(parsePipelineDefinition({ nope: 1 }).ok).toBe(false)
     expect(parsePipelineDefinition({ accept: { max_file_mb: 101 } }).ok).toBe(false)
   })
   it('lists the webhooks bound to stages', () => {
-    const r = parsePipelineDefinition({ bindings: { parse: { entry_webhook_id: 'w1' }, destination: { exit_webhook_id: 'w2' } } })
+    const r = parsePipelineDefinition({
+      bindings: { parse: { entry_webhook_id: 'w1' }, destination: { exit_webhook_id: 'w2' } },
+    })
     expect(r.ok && boundWebhookIds(r.definition)).toEqual(['w1', 'w2'])
   })
 })

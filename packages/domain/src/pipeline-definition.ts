@@ -37,7 +37,10 @@ const Binding = z.strictObject({
 export const PipelineDefinition = z.strictObject({
   accept: z
     .strictObject({
-      types: z.array(z.enum(FILE_TYPES)).min(1).default([...FILE_TYPES]),
+      types: z
+        .array(z.enum(FILE_TYPES))
+        .min(1)
+        .default([...FILE_TYPES]),
       max_file_mb: z.number().positive().max(PLATFORM_MAX_FILE_MB).default(PLATFORM_MAX_FILE_MB),
     })
     .prefault({}),
@@ -56,6 +59,8 @@ export const PipelineDefinition = z.strictObject({
   split: z.strictObject({ mode: z.enum(['none', 'per_page', 'by_type']).default('none') }).prefault({}),
   review: z.strictObject({ min_confidence: z.number().min(0).max(1).default(0) }).prefault({}),
   post_processing: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
+  // An operator-configured destination (a QUIRE_DESTINATIONS name) the result JSON is also written to.
+  destination: z.strictObject({ name: z.string().min(1).max(63) }).optional(),
   // `edit` is accepted for compatibility but never fires (spec, Form A events); so does `source.entered`.
   bindings: z.partialRecord(z.enum([...STAGES, 'edit']), Binding).default({}),
 })

@@ -24,6 +24,10 @@ describe('BUILTIN_SCHEMAS and resolveSchema', () => {
   it('validates declared schemas, including that a pattern compiles', () => {
     expect(SchemaDefinition.safeParse({ fields: [{ name: 'x', type: 'string', pattern: '(' }] }).success).toBe(false)
     expect(SchemaDefinition.safeParse({ fields: [{ name: 'x', type: 'colour' }] }).success).toBe(false)
-    expect(SchemaDefinition.safeParse({ fields: [{ name: 'x', type: 'date', labels: ['Date'], pattern: '\\d{4}', required: true }] }).success).toBe(true)
+    expect(
+      SchemaDefinition.safeParse({
+        fields: [{ name: 'x', type: 'date', labels: ['Date'], pattern: '\\d{4}', required: true }],
+      }).success,
+    ).toBe(true)
   })
 })

@@ -7,7 +7,15 @@ export type BuiltinSchemaId = (typeof BUILTIN_SCHEMA_IDS)[number]
 
 function invoiceField(name: InvoiceField): FieldDefinition {
   const spec = INVOICE_FIELD_SPECS.find((s) => s.name === name)!
-  return { name, type: spec.type, labels: spec.labels.map((l) => l.text).filter((t) => !t.includes('{')).slice(0, 12), required: false }
+  return {
+    name,
+    type: spec.type,
+    labels: spec.labels
+      .map((l) => l.text)
+      .filter((t) => !t.includes('{'))
+      .slice(0, 12),
+    required: false,
+  }
 }
 
 function deepFreeze<T>(value: T): T {

@@ -16,7 +16,11 @@ describe('classify', () => {
 
   it('does not match inside other words', () => {
     // "invoices" and "partying" are not the keywords "invoice" and "party".
-    expect(classify('We love partying and never send invoices.', types)).toEqual({ type: null, schemaId: null, confidence: 0 })
+    expect(classify('We love partying and never send invoices.', types)).toEqual({
+      type: null,
+      schemaId: null,
+      confidence: 0,
+    })
   })
 
   it('scores more evidence higher and lowers confidence when two types are close', () => {

@@ -50,11 +50,13 @@ function score(text: string, type: DocumentType, index: number): Score {
  */
 export function classify(text: string, documentTypes: readonly DocumentType[]): Classification {
   if (!text || documentTypes.length === 0) return { ...UNCLASSIFIED }
-  const scores = documentTypes.map((t, i) => score(text, t, i)).sort((a, b) => b.evidence - a.evidence || a.index - b.index)
+  const scores = documentTypes
+    .map((t, i) => score(text, t, i))
+    .sort((a, b) => b.evidence - a.evidence || a.index - b.index)
   const best = scores[0]
   if (!best || best.evidence === 0) return { ...UNCLASSIFIED }
   const runnerUp = scores[1]?.evidence ?? 0
-  const strength = 1 - Math.pow(0.4, best.evidence)
+  const strength = 1 - 0.4 ** best.evidence
   const margin = (best.evidence - runnerUp) / best.evidence
   const confidence = Math.round(strength * (0.5 + 0.5 * margin) * 100) / 100
   return { type: best.type.name, schemaId: best.type.schema_id ?? null, confidence }

@@ -1,7 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import sharp from 'sharp'
 import { countPages } from './index.ts'
-import { makeBmp, makeDocx, makeDocxWithStoredPages, makeImagePdf, makeMultiPageTiff, makeTempDir, makeTextPdf, renderTextPng, writeFixture } from '../test/fixtures.ts'
+import {
+  makeBmp,
+  makeDocx,
+  makeDocxWithStoredPages,
+  makeImagePdf,
+  makeMultiPageTiff,
+  makeTempDir,
+  makeTextPdf,
+  renderTextPng,
+  writeFixture,
+} from '../test/fixtures.ts'
 
 describe('countPages', { timeout: 30_000 }, () => {
   let tmp: Awaited<ReturnType<typeof makeTempDir>>
@@ -20,8 +30,12 @@ describe('countPages', { timeout: 30_000 }, () => {
   })
 
   it('counts TIFF pages and 1 for other images', async () => {
-    expect(await countPages(await writeFixture(tmp.file('three.tiff'), await makeMultiPageTiff([png, png, png])), 'tiff')).toBe(3)
-    expect(await countPages(await writeFixture(tmp.file('one.tiff'), await sharp(png).tiff().toBuffer()), 'tiff')).toBe(1)
+    expect(
+      await countPages(await writeFixture(tmp.file('three.tiff'), await makeMultiPageTiff([png, png, png])), 'tiff'),
+    ).toBe(3)
+    expect(await countPages(await writeFixture(tmp.file('one.tiff'), await sharp(png).tiff().toBuffer()), 'tiff')).toBe(
+      1,
+    )
     expect(await countPages(await writeFixture(tmp.file('a.png'), png), 'png')).toBe(1)
     expect(await countPages(await writeFixture(tmp.file('a.jpg'), await sharp(png).jpeg().toBuffer()), 'jpeg')).toBe(1)
     expect(await countPages(await writeFixture(tmp.file('a.bmp'), await makeBmp(png)), 'bmp')).toBe(1)

@@ -1,11 +1,25 @@
 import { describe, expect, it } from 'vitest'
 import { BUILTIN_SCHEMAS, extractFields, type ExtractedFields, type SchemaDefinition } from './index.ts'
 
-type Expected = Partial<Record<'invoice_number' | 'date' | 'due_date' | 'issuer' | 'amount' | 'amount_untaxed' | 'tax' | 'currency', string | number | null>>
+type Expected = Partial<
+  Record<
+    'invoice_number' | 'date' | 'due_date' | 'issuer' | 'amount' | 'amount_untaxed' | 'tax' | 'currency',
+    string | number | null
+  >
+>
 
 function expectInvoice(text: string, expected: Expected): ExtractedFields {
   const fields = extractFields(text, BUILTIN_SCHEMAS.invoice)
-  expect(Object.keys(fields).sort()).toEqual(['amount', 'amount_untaxed', 'currency', 'date', 'due_date', 'invoice_number', 'issuer', 'tax'])
+  expect(Object.keys(fields).sort()).toEqual([
+    'amount',
+    'amount_untaxed',
+    'currency',
+    'date',
+    'due_date',
+    'invoice_number',
+    'issuer',
+    'tax',
+  ])
   for (const [name, value] of Object.entries(expected)) {
     expect(fields[name]?.value, name).toEqual(value)
     if (value === null) expect(fields[name]?.confidence, name).toBe(0)
@@ -75,7 +89,15 @@ Item                         Amount
 Consulting services          $1,200.00
 Sales Tax (8.25%)            $99.00
 Amount Due                   $1,299.00`,
-      { invoice_number: '10457', date: '2024-03-05', due_date: '2024-04-04', issuer: 'Initech LLC', amount: 1299, tax: 99, currency: 'USD' },
+      {
+        invoice_number: '10457',
+        date: '2024-03-05',
+        due_date: '2024-04-04',
+        issuer: 'Initech LLC',
+        amount: 1299,
+        tax: 99,
+        currency: 'USD',
+      },
     )
   })
 
@@ -114,7 +136,16 @@ BI-7781          2024-03-05     2024-04-04
 Net amount      EUR 99.50
 Tax             EUR 0.00
 Balance Due     EUR 99.50`,
-      { invoice_number: 'BI-7781', date: '2024-03-05', due_date: '2024-04-04', issuer: 'Bright Ideas Studio', amount: 99.5, amount_untaxed: 99.5, tax: 0, currency: 'EUR' },
+      {
+        invoice_number: 'BI-7781',
+        date: '2024-03-05',
+        due_date: '2024-04-04',
+        issuer: 'Bright Ideas Studio',
+        amount: 99.5,
+        amount_untaxed: 99.5,
+        tax: 0,
+        currency: 'EUR',
+      },
     )
   })
 
@@ -128,7 +159,16 @@ Pay by: 5th of April, 2024
 Amount excl. VAT   kr 1 000,00
 VAT 25%   kr 250,00
 Grand Total   SEK 1 250,00`,
-      { invoice_number: '2024-88', date: '2024-03-05', due_date: '2024-04-05', issuer: 'Nordic Design AB', amount: 1250, amount_untaxed: 1000, tax: 250, currency: 'SEK' },
+      {
+        invoice_number: '2024-88',
+        date: '2024-03-05',
+        due_date: '2024-04-05',
+        issuer: 'Nordic Design AB',
+        amount: 1250,
+        amount_untaxed: 1000,
+        tax: 250,
+        currency: 'SEK',
+      },
     )
   })
 
@@ -151,7 +191,16 @@ VAT 22%
 € 220,00
 Total
 € 1.220,00`,
-      { invoice_number: 'A-1001', date: '2024-03-05', due_date: '2024-04-04', issuer: 'Studio Verde S.r.l.', amount: 1220, amount_untaxed: 1000, tax: 220, currency: 'EUR' },
+      {
+        invoice_number: 'A-1001',
+        date: '2024-03-05',
+        due_date: '2024-04-04',
+        issuer: 'Studio Verde S.r.l.',
+        amount: 1220,
+        amount_untaxed: 1000,
+        tax: 220,
+        currency: 'EUR',
+      },
     )
   })
 
@@ -164,7 +213,15 @@ Reference: BH-99120
 Subtotal $410.00
 Tax $32.80
 Total $442.80`,
-      { invoice_number: 'BH-99120', date: '2024-03-05', due_date: '2024-03-20', amount: 442.8, amount_untaxed: 410, tax: 32.8, currency: 'USD' },
+      {
+        invoice_number: 'BH-99120',
+        date: '2024-03-05',
+        due_date: '2024-03-20',
+        amount: 442.8,
+        amount_untaxed: 410,
+        tax: 32.8,
+        currency: 'USD',
+      },
     )
   })
 
@@ -188,7 +245,15 @@ Pro plan      1     $100.00      $100.00
 Subtotal $100.00
 Total $100.00
 Amount due $100.00 USD`,
-      { invoice_number: '3F2A9C10-0001', date: '2024-03-05', due_date: '2024-04-04', issuer: 'Cloudy Software Inc.', amount: 100, amount_untaxed: 100, currency: 'USD' },
+      {
+        invoice_number: '3F2A9C10-0001',
+        date: '2024-03-05',
+        due_date: '2024-04-04',
+        issuer: 'Cloudy Software Inc.',
+        amount: 100,
+        amount_untaxed: 100,
+        currency: 'USD',
+      },
     )
   })
 
@@ -216,7 +281,15 @@ Payment terms: Net 30
 Subtotal: ¥10,000
 Consumption tax: ¥1,000
 Total: ¥11,000`,
-      { invoice_number: 'R-55102', date: '2024-01-15', due_date: '2024-02-14', amount: 11000, amount_untaxed: 10000, tax: 1000, currency: 'JPY' },
+      {
+        invoice_number: 'R-55102',
+        date: '2024-01-15',
+        due_date: '2024-02-14',
+        amount: 11000,
+        amount_untaxed: 10000,
+        tax: 1000,
+        currency: 'JPY',
+      },
     )
   })
 
@@ -260,7 +333,15 @@ Date: 3/4/2024
 Item: Catering
 Total (inc GST): $550.00
 GST included: $50.00`,
-      { invoice_number: '000123', date: '2024-04-03', issuer: 'Koala Cafe Pty Ltd', amount: 550, tax: 50, amount_untaxed: 500, currency: 'AUD' },
+      {
+        invoice_number: '000123',
+        date: '2024-04-03',
+        issuer: 'Koala Cafe Pty Ltd',
+        amount: 550,
+        tax: 50,
+        amount_untaxed: 500,
+        currency: 'AUD',
+      },
     )
   })
 
@@ -272,7 +353,15 @@ PF-301 5 March 2024 4 April 2024
 Subtotal 82.50
 VAT 16.50
 Amount Due (GBP): 99.00`,
-      { invoice_number: 'PF-301', date: '2024-03-05', due_date: '2024-04-04', amount: 99, amount_untaxed: 82.5, tax: 16.5, currency: 'GBP' },
+      {
+        invoice_number: 'PF-301',
+        date: '2024-03-05',
+        due_date: '2024-04-04',
+        amount: 99,
+        amount_untaxed: 82.5,
+        tax: 16.5,
+        currency: 'GBP',
+      },
     )
   })
 
@@ -347,7 +436,10 @@ Tracking: 1Z999AA10123456784`
         { name: 'project', type: 'string', labels: ['Project'] },
       ],
     }
-    const fields = extractFields('Kleinbetrieb Huber e.K.\nBeleg: B-7781\nProject: Roof repair\nTotal: 80,00 EUR', extended)
+    const fields = extractFields(
+      'Kleinbetrieb Huber e.K.\nBeleg: B-7781\nProject: Roof repair\nTotal: 80,00 EUR',
+      extended,
+    )
     expect(fields).toEqual({
       invoice_number: { value: 'B-7781', confidence: expect.any(Number) },
       amount: { value: 80, confidence: expect.any(Number) },

@@ -1,11 +1,19 @@
 import { extractGeneric } from './extract-generic.ts'
-import { documentDateOrder, extractInvoice, INVOICE_FIELDS, type InvoiceField } from './extract-invoice.ts'
+import type { DocumentInput, DocumentSource } from './document-source.ts'
+import { documentDateOrder, extractInvoice, INVOICE_FIELDS, toSource, type InvoiceField } from './extract-invoice.ts'
 import { bestCandidate, collectCandidates, type FieldSpec } from './field-candidates.ts'
+import { toFieldValue } from './field-provenance.ts'
 import { INVOICE_FIELD_SPECS, INVOICE_STOP_LABELS } from './invoice-labels.ts'
 import { findAmounts, parseNumber } from './normalise-amount.ts'
 import { inferCurrency, normaliseCurrency } from './normalise-currency.ts'
 import { findDates, type DateOrder } from './normalise-date.ts'
-import { NOT_FOUND, type ExtractedFields, type FieldDefinition, type FieldValue, type SchemaDefinition } from './schema.ts'
+import {
+  NOT_FOUND,
+  type ExtractedFields,
+  type FieldDefinition,
+  type FieldValue,
+  type SchemaDefinition,
+} from './schema.ts'
 import { toTextDoc } from './text-lines.ts'
 
 const isInvoiceField = (name: string): name is InvoiceField => (INVOICE_FIELDS as readonly string[]).includes(name)
@@ -14,14 +22,19 @@ const conf = (n: number): number => Math.round(Math.max(0, Math.min(1, n)) * 100
 
 /** "invoice_number" → "invoice number", "dueDate" → "due Date". */
 function humanise(name: string): string {
-  return name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_\-.]+/g, ' ').trim()
+  return name
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/[_\-.]+/g, ' ')
+    .trim()
 }
 
 /** How a declared field is read: its own labels, else its humanised name (plus the built-in synonyms for invoice field names). */
 function specFor(field: FieldDefinition): FieldSpec {
   const builtin = isInvoiceField(field.name) ? INVOICE_FIELD_SPECS.find((s) => s.name === field.name) : undefined
   const own = (field.labels ?? []).map((text) => ({ text, weight: 0.92 }))
-  const labels = own.length ? own : [{ text: humanise(field.name), weight: 0.85 }, ...(builtin && builtin.type === field.type ? builtin.labels : [])]
+  const labels = own.length
+    ? own
+    : [{ text: humanise(field.name), weight: 0.85 }, ...(builtin && builtin.type === field.type ? builtin.labels : [])]
   return {
     name: field.name,
     type: field.type,
@@ -32,7 +45,23 @@ function specFor(field: FieldDefinition): FieldSpec {
 }
 
 /** A value caught by a field's `pattern`, normalised to the field's type; null when it does not normalise. */
-function fromPattern(text: string, field: FieldDefinition, order: { order?: DateOrder; guessed: boolean }): FieldValue | null {
+function fromPattern(
+  source: DocumentSource,
+  field: FieldDefinition,
+  order: { order?: DateOrder; guessed: boolean },
+): FieldValue | null {
+  const found = patternValue(source.text, field, order)
+  if (!found) return null
+  const where = toFieldValue({ ...found.at, value: 0, confidence: 0, currency: null, hit: null }, source)
+  return { ...found.value, ...(where.page ? { page: where.page } : {}), ...(where.bbox ? { bbox: where.bbox } : {}) }
+}
+
+/** The value a field's pattern catches (first group, else the whole match), and where it was written. */
+function patternValue(
+  text: string,
+  field: FieldDefinition,
+  order: { order?: DateOrder; guessed: boolean },
+): { value: FieldValue; at: { index: number; length: number } } | null {
   if (!field.pattern) return null
   let re: RegExp
   try {
@@ -42,8 +71,19 @@ function fromPattern(text: string, field: FieldDefinition, order: { order?: Date
   }
   const m = re.exec(text)
   if (!m) return null
-  const raw = (m[1] ?? m[0]).trim()
+  const caught = m[1] ?? m[0]
+  const raw = caught.trim()
   if (!raw) return null
+  const at = { index: m.index + Math.max(0, m[0].indexOf(caught)) + caught.indexOf(raw), length: raw.length }
+  const value = typedPatternValue(raw, field, order)
+  return value ? { value, at } : null
+}
+
+function typedPatternValue(
+  raw: string,
+  field: FieldDefinition,
+  order: { order?: DateOrder; guessed: boolean },
+): FieldValue | null {
   switch (field.type) {
     case 'string':
       return { value: raw, confidence: 0.95 }
@@ -77,8 +117,10 @@ function fromPattern(text: string, field: FieldDefinition, order: { order?: Date
  * - A currency field that no label finds falls back to the currency the document uses.
  * Values: dates YYYY-MM-DD, amounts and numbers as JSON numbers, currencies ISO 4217 codes.
  */
-export function extractFields(text: string, schema: SchemaDefinition): ExtractedFields {
-  const doc = toTextDoc(text)
+export function extractFields(input: string | DocumentInput, schema: SchemaDefinition): ExtractedFields {
+  const source = toSource(input)
+  const text = source.text
+  const doc = toTextDoc(text, source.xRange)
   const docCurrency = inferCurrency(doc.text)
   const order = documentDateOrder(doc.text, docCurrency?.code)
   const result: ExtractedFields = schema.builtin === 'generic' ? extractGeneric(text) : {}
@@ -86,23 +128,29 @@ export function extractFields(text: string, schema: SchemaDefinition): Extracted
   const viaInvoice = schema.builtin === 'invoice'
   let invoice: ReturnType<typeof extractInvoice> | undefined
   if (viaInvoice) {
-    const builtinLabels = new Map(INVOICE_FIELD_SPECS.map((s) => [s.name, new Set(s.labels.map((l) => l.text.toLowerCase()))]))
+    const builtinLabels = new Map(
+      INVOICE_FIELD_SPECS.map((s) => [s.name, new Set(s.labels.map((l) => l.text.toLowerCase()))]),
+    )
     const extraLabels: Partial<Record<InvoiceField, string[]>> = {}
     for (const field of schema.fields) {
       if (!isInvoiceField(field.name)) continue
       const extra = (field.labels ?? []).filter((l) => !builtinLabels.get(field.name)?.has(l.toLowerCase()))
       if (extra.length) extraLabels[field.name] = extra
     }
-    invoice = extractInvoice(text, { extraLabels })
+    invoice = extractInvoice(input, { extraLabels })
     if (schema.fields.length === 0) Object.assign(result, invoice)
   }
 
   const byLabel = schema.fields.filter((f) => !(invoice && isInvoiceField(f.name)))
   const specs = byLabel.map(specFor)
-  const { candidates } = collectCandidates({ doc, dateOrder: order.order, dateOrderGuessed: order.guessed }, specs, INVOICE_STOP_LABELS)
+  const { candidates } = collectCandidates(
+    { doc, dateOrder: order.order, dateOrderGuessed: order.guessed },
+    specs,
+    INVOICE_STOP_LABELS,
+  )
 
   for (const field of schema.fields) {
-    const patterned = fromPattern(doc.text, field, order)
+    const patterned = fromPattern(source, field, order)
     if (patterned) {
       result[field.name] = patterned
       continue
@@ -114,7 +162,7 @@ export function extractFields(text: string, schema: SchemaDefinition): Extracted
     const spec = specs.find((s) => s.name === field.name)!
     const best = bestCandidate(candidates.get(field.name) ?? [], spec.preferLast)
     if (best) {
-      result[field.name] = { value: best.value, confidence: conf(best.confidence) }
+      result[field.name] = toFieldValue(best, source)
     } else if (field.type === 'currency' && docCurrency) {
       result[field.name] = { value: docCurrency.code, confidence: conf(docCurrency.confidence * 0.9) }
     } else {

@@ -8,12 +8,14 @@ const MAX_PAIRS = 200
 const COLON = /[ \t]*:(?!\/\/)[ \t]*/g
 /** Words that usually start a two- or three-word key ("Due Date", "Invoice No", "Total Due"). */
 const KEY_MODIFIERS = new Set(
-  ('due invoice order tax total net account customer client payment issue delivery ship shipping bill billing vat po ' +
+  (
+    'due invoice order tax total net account customer client payment issue delivery ship shipping bill billing vat po ' +
     'reference ref amount sub grand balance start end purchase document doc unit item contact phone e email tracking ' +
-    'service period sales vendor supplier bank routing sort swift iban registration company trading legal')
-    .split(' '),
+    'service period sales vendor supplier bank routing sort swift iban registration company trading legal'
+  ).split(' '),
 )
-const ID_KEY = /(?:^|_)(?:no|nr|number|num|id|ref|reference|code|phone|tel|telephone|fax|mobile|zip|postcode|postal_code|account|iban|bic|swift|sort_code|vat_no|vat_number|vat_id|tax_id|ein|abn|po)(?:_|$)/
+const ID_KEY =
+  /(?:^|_)(?:no|nr|number|num|id|ref|reference|code|phone|tel|telephone|fax|mobile|zip|postcode|postal_code|account|iban|bic|swift|sort_code|vat_no|vat_number|vat_id|tax_id|ein|abn|po)(?:_|$)/
 
 /** "Invoice #" → "invoice_number", "Due Date" → "due_date", "Kunden-Nr." → "kunden_nr". */
 export function toSnakeCase(key: string): string {
@@ -36,11 +38,17 @@ function typedValue(key: string, raw: string, order: ReturnType<typeof inferDate
     if (code) return { value: code, confidence: 0.85 }
   }
   const date = findDates(value, { order: order ?? undefined, guessed: !order })[0]
-  if (date && date.length >= value.length * 0.8) return { value: date.value, confidence: Math.round(0.85 * date.quality * 100) / 100 }
+  if (date && date.length >= value.length * 0.8)
+    return { value: date.value, confidence: Math.round(0.85 * date.quality * 100) / 100 }
   if (!ID_KEY.test(key)) {
     const amounts = findAmounts(value)
     const only = amounts.length === 1 ? amounts[0] : undefined
-    if (only && only.length >= value.length - 1 && !/^0\d/.test(value) && (only.quality === 1 || /^[1-9]\d{0,11}$/.test(value))) {
+    if (
+      only &&
+      only.length >= value.length - 1 &&
+      !/^0\d/.test(value) &&
+      (only.quality === 1 || /^[1-9]\d{0,11}$/.test(value))
+    ) {
       return { value: only.value, confidence: 0.85 }
     }
   }
@@ -81,7 +89,8 @@ export function extractGeneric(text: string): ExtractedFields {
           add(pair.key, pair.value, false)
         } else if (i === pairs.length - 1 && line.cells.length === 1) {
           const below = doc.lines[lineIndex + 1]
-          if (below && below.cells.length === 1 && !below.cells[0]!.text.includes(':')) add(pair.key, below.cells[0]!.text, true)
+          if (below && below.cells.length === 1 && !below.cells[0]!.text.includes(':'))
+            add(pair.key, below.cells[0]!.text, true)
         }
       })
     }
@@ -109,7 +118,12 @@ function keyValuePairs(cell: string): Array<{ key: string; value: string }> {
     const words = before.split(/\s+/).filter(Boolean)
     if (words.length < 2) continue
     let take = 1
-    while (take < 3 && take < words.length - 1 && KEY_MODIFIERS.has((words[words.length - take - 1] ?? '').toLowerCase().replace(/[^a-z]/g, ''))) take++
+    while (
+      take < 3 &&
+      take < words.length - 1 &&
+      KEY_MODIFIERS.has((words[words.length - take - 1] ?? '').toLowerCase().replace(/[^a-z]/g, ''))
+    )
+      take++
     const keyWords = words.slice(-take)
     const key = keyWords.join(' ')
     if (!/^\p{Lu}/u.test(key) || !/^[\p{L}][\p{L}\p{N} .#&/()'’-]*$/u.test(key)) continue

@@ -1,24 +1,49 @@
+import { documentSource, textSource, type DocumentInput, type DocumentSource } from './document-source.ts'
 import { bestCandidate, collectCandidates, type Candidate, type FieldSpec } from './field-candidates.ts'
+import { toFieldValue } from './field-provenance.ts'
 import { cleanIssuer, findIssuerByLayout } from './find-issuer.ts'
-import { INVOICE_FIELD_SPECS, INVOICE_STOP_LABELS } from './invoice-labels.ts'
-import { findAmounts } from './normalise-amount.ts'
+import { INVOICE_AUX_SPECS, INVOICE_FIELD_SPECS, INVOICE_STOP_LABELS } from './invoice-labels.ts'
+import { reconcileTotals } from './invoice-totals.ts'
 import { inferCurrency } from './normalise-currency.ts'
 import { findDates, inferDateOrder, type DateOrder } from './normalise-date.ts'
-import { NOT_FOUND, type FieldValue } from './schema.ts'
+import type { FieldValue } from './schema.ts'
 import { toTextDoc } from './text-lines.ts'
 
-export const INVOICE_FIELDS = ['invoice_number', 'date', 'due_date', 'issuer', 'amount', 'amount_untaxed', 'tax', 'currency'] as const
+export const INVOICE_FIELDS = [
+  'invoice_number',
+  'date',
+  'due_date',
+  'issuer',
+  'amount',
+  'amount_untaxed',
+  'tax',
+  'currency',
+] as const
 export type InvoiceField = (typeof INVOICE_FIELDS)[number]
 export type InvoiceFields = Record<InvoiceField, FieldValue>
 
 /** Currencies written with a bare "$". */
 const DOLLARS = new Set(['USD', 'AUD', 'CAD', 'NZD', 'SGD', 'HKD', 'MXN'])
 
-const round2 = (n: number): number => Math.round(n * 100) / 100
-const conf = (n: number): number => Math.round(Math.max(0, Math.min(1, n)) * 100) / 100
-const same = (a: number, b: number): boolean => Math.abs(a - b) <= 0.011
-const num = (c: Candidate | undefined): number | undefined => (typeof c?.value === 'number' ? c.value : undefined)
-const field = (c: Candidate | undefined | null): FieldValue => (c ? { value: c.value, confidence: conf(c.confidence) } : { ...NOT_FOUND })
+/** Confidence of values found without a label: an id shaped like an invoice number, the first date. */
+const UNLABELLED_ID = 0.5
+const UNLABELLED_DATE = 0.4
+/** A booking/order/reference id standing in for a missing invoice number keeps this share. */
+const REFERENCE_AS_NUMBER = 0.8
+/** A due date computed from payment terms ("Net 30"): share of the invoice date's confidence. */
+const DUE_FROM_TERMS = 0.6
+/** A due date before the invoice date: both are doubtful. */
+const DUE_BEFORE_DATE = 0.8
+/** Currency written next to the chosen total; a bare "$" where the document shows another dollar country. */
+const CURRENCY_AT_TOTAL = 0.9
+const CURRENCY_OTHER_DOLLAR = 0.8
+/** An issuer label this sure is kept over the layout guess. */
+const ISSUER_LABEL_TRUSTED = 0.6
+
+const INVOICE_ID_SHAPE =
+  /(?<![\p{L}\p{N}])((?:INV|INVOICE|BILL|RCPT|RE)[-#/]?\d[\p{L}\p{N}\-/_.]*\d|(?:INV|BILL)[-#/]?\d)/iu
+const PAYMENT_TERMS =
+  /(?:\bnet\s*(\d{1,3})\b|\b(?:within|in)\s+(\d{1,3})\s*days?\b|\b(\d{1,3})\s*days?\s*(?:net|from|after|of)\b|\bterms?\s*[:-]?\s*(\d{1,3})\s*days?\b)/i
 
 /** The date order of the document: read from its unambiguous dates, else assumed from the currency. */
 export function documentDateOrder(text: string, currency: string | undefined): { order?: DateOrder; guessed: boolean } {
@@ -27,16 +52,26 @@ export function documentDateOrder(text: string, currency: string | undefined): {
   return { order: currency === 'USD' ? 'MDY' : 'DMY', guessed: true }
 }
 
+/** Plain text keeps working (no pages, no positions); a paged input brings both. */
+export function toSource(input: string | DocumentInput): DocumentSource {
+  return typeof input === 'string' ? textSource(input) : documentSource(input)
+}
+
 /**
  * The built-in invoice extractor. Works on layouts it has never seen: many label synonyms per
  * field (weighted by how telling they are), labels that hide shorter ones ("Subtotal" vs "Total",
- * "VAT No" vs "VAT"), values on the label's line or below it, the issuer from a label or from
- * the layout, the currency from anywhere, and cross-checks (total = subtotal + tax) that raise or
- * lower confidence and fill a missing figure.
+ * "VAT No" vs "VAT"), values on the label's line, below it or in the table cell under it, the
+ * issuer from a label or from the layout, the currency from anywhere, and cross-checks
+ * (total = subtotal + tax) that raise or lower confidence and fill a missing figure.
+ * Takes plain text, or pages with words and positions (then each field says where it was read).
  * `extraLabels` adds labels per field (from a declared schema that extends the built-in one).
  */
-export function extractInvoice(text: string, options: { extraLabels?: Partial<Record<InvoiceField, string[]>> } = {}): InvoiceFields {
-  const doc = toTextDoc(text)
+export function extractInvoice(
+  input: string | DocumentInput,
+  options: { extraLabels?: Partial<Record<InvoiceField, string[]>> } = {},
+): InvoiceFields {
+  const source = toSource(input)
+  const doc = toTextDoc(source.text, source.xRange)
   const docCurrency = inferCurrency(doc.text)
   const { order, guessed } = documentDateOrder(doc.text, docCurrency?.code)
   const specs: FieldSpec[] = INVOICE_FIELD_SPECS.map((spec) => {
@@ -44,14 +79,28 @@ export function extractInvoice(text: string, options: { extraLabels?: Partial<Re
     return extra.length ? { ...spec, labels: [...extra.map((t) => ({ text: t, weight: 0.95 })), ...spec.labels] } : spec
   })
   const ctx = { doc, dateOrder: order, dateOrderGuessed: guessed }
-  const { hits, candidates } = collectCandidates(ctx, specs, INVOICE_STOP_LABELS)
-  const list = (name: InvoiceField): Candidate[] => candidates.get(name) ?? []
+  const { hits, candidates } = collectCandidates(ctx, [...specs, ...INVOICE_AUX_SPECS], INVOICE_STOP_LABELS)
+  const list = (name: string): Candidate[] => candidates.get(name) ?? []
 
-  // Invoice number.
+  // Invoice number: labelled, else a booking/order/reference id, else something shaped like one.
   let invoiceNumber = bestCandidate(list('invoice_number'))
   if (!invoiceNumber) {
-    const m = /(?<![\p{L}\p{N}])((?:INV|INVOICE|BILL|RCPT|RE)[-#/]?\d[\p{L}\p{N}\-/_.]*\d|(?:INV|BILL)[-#/]?\d)/iu.exec(doc.text)
-    if (m) invoiceNumber = { value: m[1] as string, confidence: 0.5, index: m.index, currency: null, hit: null }
+    const reference = bestCandidate(list('reference_number'))
+    if (reference) invoiceNumber = { ...reference, confidence: reference.confidence * REFERENCE_AS_NUMBER }
+  }
+  if (!invoiceNumber) {
+    const m = INVOICE_ID_SHAPE.exec(doc.text)
+    if (m) {
+      const value = m[1] as string
+      invoiceNumber = {
+        value,
+        confidence: UNLABELLED_ID,
+        index: m.index,
+        length: value.length,
+        currency: null,
+        hit: null,
+      }
+    }
   }
 
   // Dates.
@@ -59,92 +108,75 @@ export function extractInvoice(text: string, options: { extraLabels?: Partial<Re
   let dueDate = bestCandidate(list('due_date'))
   if (!date) {
     const first = findDates(doc.text, { order, guessed }).find((d) => !dueDate || d.index !== dueDate.index)
-    if (first) date = { value: first.value, confidence: 0.4 * first.quality, index: first.index, currency: null, hit: null }
+    if (first)
+      date = {
+        value: first.value,
+        confidence: UNLABELLED_DATE * first.quality,
+        index: first.index,
+        length: first.length,
+        currency: null,
+        hit: null,
+      }
   }
   if (!dueDate && date) {
-    const terms =
-      /(?:\bnet\s*(\d{1,3})\b|\b(?:within|in)\s+(\d{1,3})\s*days?\b|\b(\d{1,3})\s*days?\s*(?:net|from|after|of)\b|\bterms?\s*[:\-]?\s*(\d{1,3})\s*days?\b)/i.exec(doc.text)
+    const terms = PAYMENT_TERMS.exec(doc.text)
     const days = Number(terms?.[1] ?? terms?.[2] ?? terms?.[3] ?? terms?.[4])
-    if (Number.isFinite(days) && days > 0 && days <= 365) {
+    if (terms && Number.isFinite(days) && days > 0 && days <= 365) {
       const due = new Date(`${date.value as string}T00:00:00Z`)
       due.setUTCDate(due.getUTCDate() + days)
-      dueDate = { value: due.toISOString().slice(0, 10), confidence: 0.6 * date.confidence, index: terms!.index, currency: null, hit: null }
+      const value = due.toISOString().slice(0, 10)
+      dueDate = { value, confidence: DUE_FROM_TERMS * date.confidence, index: terms.index, currency: null, hit: null }
     }
   }
-  if (date && dueDate && typeof date.value === 'string' && typeof dueDate.value === 'string' && dueDate.value < date.value) {
-    date = { ...date, confidence: date.confidence * 0.8 }
-    dueDate = { ...dueDate, confidence: dueDate.confidence * 0.8 }
+  if (date && dueDate && String(dueDate.value) < String(date.value)) {
+    date = { ...date, confidence: date.confidence * DUE_BEFORE_DATE }
+    dueDate = { ...dueDate, confidence: dueDate.confidence * DUE_BEFORE_DATE }
   }
 
   // Money: total due, amount before tax, tax, checked against each other.
   const totals = list('amount')
-  let amount = bestCandidate(totals, true)
-  let untaxed = bestCandidate(list('amount_untaxed'))
-  let tax = bestCandidate(list('tax'))
-  const u = num(untaxed)
-  const t = num(tax)
-  if (u !== undefined && t !== undefined) {
-    const sum = round2(u + t)
-    const consistent = totals.filter((c) => same(c.value as number, sum))
-    const pick = bestCandidate(consistent, true)
-    if (pick && amount && pick.confidence >= amount.confidence - 0.2) amount = pick
-  }
-  const chosenTotal = num(amount)
-  if (chosenTotal !== undefined && u !== undefined && t !== undefined && !same(chosenTotal, round2(u + t))) {
-    // Another tax line may be the one that adds up (e.g. "VAT 20%" next to "VAT No").
-    const other = list('tax').find((c) => same(chosenTotal, round2(u + (c.value as number))))
-    if (other) tax = other
-  }
-  const a = num(amount)
-  const ut = num(untaxed)
-  const tx = num(tax)
-  if (a !== undefined && ut !== undefined && tx !== undefined && same(a, round2(ut + tx))) {
-    const boost = (c: Candidate): Candidate => ({ ...c, confidence: Math.min(0.99, Math.max(c.confidence, 0.9) + 0.05) })
-    amount = boost(amount!)
-    untaxed = boost(untaxed!)
-    tax = boost(tax!)
-  } else {
-    if (a !== undefined && ut !== undefined && a < ut) amount = { ...amount!, confidence: amount!.confidence * 0.7 }
-    if (a !== undefined && tx !== undefined && tx >= a) tax = { ...tax!, confidence: tax!.confidence * 0.6 }
-    if (a === undefined && ut !== undefined && tx !== undefined) {
-      amount = { value: round2(ut + tx), confidence: 0.6 * Math.min(untaxed!.confidence, tax!.confidence), index: tax!.index, currency: tax!.currency ?? untaxed!.currency, hit: null }
-    } else if (a !== undefined && ut === undefined && tx !== undefined && tx < a) {
-      untaxed = { value: round2(a - tx), confidence: 0.5 * Math.min(amount!.confidence, tax!.confidence), index: amount!.index, currency: amount!.currency, hit: null }
-    } else if (a !== undefined && ut !== undefined && tx === undefined && a >= ut) {
-      tax = { value: round2(a - ut), confidence: 0.5 * Math.min(amount!.confidence, untaxed!.confidence), index: amount!.index, currency: amount!.currency, hit: null }
-    }
-  }
-  if (!amount) {
-    const money = findAmounts(doc.text).filter((m) => m.quality === 1)
-    const marked = money.filter((m) => m.currency)
-    const pool = marked.length ? marked : money
-    const largest = pool.reduce<(typeof pool)[number] | undefined>((best, m) => (!best || m.value > best.value ? m : best), undefined)
-    if (largest) amount = { value: largest.value, confidence: marked.length ? 0.3 : 0.2, index: largest.index, currency: largest.currency, hit: null }
-  }
+  const { amount, untaxed, tax } = reconcileTotals(
+    { totals, untaxed: list('amount_untaxed'), tax: list('tax'), rounding: list('rounding') },
+    doc.text,
+  )
 
-  // Currency: labelled, else written next to the total, else whatever the document uses most.
+  // Currency: labelled, else written next to the total, else whatever the document uses or its country.
   let currency = bestCandidate(list('currency'))
   if (!currency) {
     const near = [amount, untaxed, tax, ...totals].find((c) => c?.currency)
-    const otherDollar = near?.currency === 'USD' && docCurrency && DOLLARS.has(docCurrency.code) && docCurrency.code !== 'USD'
-    if (near?.currency && otherDollar) currency = { value: docCurrency.code, confidence: 0.8, index: near.index, currency: docCurrency.code, hit: null }
-    else if (near?.currency) currency = { value: near.currency, confidence: 0.9, index: near.index, currency: near.currency, hit: null }
-    else if (docCurrency) currency = { value: docCurrency.code, confidence: docCurrency.confidence, index: 0, currency: docCurrency.code, hit: null }
+    const otherDollar =
+      near?.currency === 'USD' && docCurrency && DOLLARS.has(docCurrency.code) && docCurrency.code !== 'USD'
+    if (near?.currency && otherDollar)
+      currency = { ...near, value: docCurrency.code, confidence: CURRENCY_OTHER_DOLLAR, hit: null }
+    else if (near?.currency) currency = { ...near, value: near.currency, confidence: CURRENCY_AT_TOTAL, hit: null }
+    else if (docCurrency)
+      currency = {
+        value: docCurrency.code,
+        confidence: docCurrency.confidence,
+        index: docCurrency.index ?? 0,
+        ...(docCurrency.length ? { length: docCurrency.length } : {}),
+        currency: docCurrency.code,
+        hit: null,
+      }
   }
 
   // Issuer: labelled ("From:", "Seller"), else from the layout.
   let issuer = bestCandidate(list('issuer'))
-  if (issuer) issuer = { ...issuer, value: cleanIssuer(String(issuer.value)) }
-  if (!issuer || issuer.confidence < 0.6 || !issuer.value) {
+  if (issuer) {
+    const value = cleanIssuer(String(issuer.value))
+    issuer = { ...issuer, value, ...(issuer.length !== undefined ? { length: value.length } : {}) }
+  }
+  if (!issuer || issuer.confidence < ISSUER_LABEL_TRUSTED || !issuer.value) {
     const byLayout = findIssuerByLayout(doc, hits)
-    if (byLayout && (!issuer || !issuer.value || byLayout.confidence > issuer.confidence)) issuer = byLayout
+    if (byLayout && (!issuer?.value || byLayout.confidence > issuer.confidence)) issuer = byLayout
   }
 
+  const field = (c: Candidate | undefined | null): FieldValue => toFieldValue(c, source)
   return {
     invoice_number: field(invoiceNumber),
     date: field(date),
     due_date: field(dueDate),
-    issuer: field(issuer && issuer.value ? issuer : null),
+    issuer: field(issuer?.value ? issuer : null),
     amount: field(amount),
     amount_untaxed: field(untaxed),
     tax: field(tax),

@@ -3,7 +3,7 @@ import { findAmounts } from './normalise-amount.ts'
 import { findCurrencyMentions, normaliseCurrency } from './normalise-currency.ts'
 import { findDates, type DateOrder } from './normalise-date.ts'
 import type { FieldType } from './schema.ts'
-import { cellAt, lineIndexAt, trimTrailingPunctuation, type Line, type TextDoc } from './text-lines.ts'
+import { cellAt, lineIndexAt, trimTrailingPunctuation, type Cell, type Line, type TextDoc } from './text-lines.ts'
 
 /** How a field is read: its type, its labels and a few reading rules. */
 export type FieldSpec = {
@@ -23,6 +23,8 @@ export type Candidate = {
   confidence: number
   /** Offset of the value in the text. */
   index: number
+  /** Length of the value as written (for its position on the page); unknown for derived values. */
+  length?: number
   /** Currency written next to an amount (or in the label, "Total (EUR)"). */
   currency: string | null
   hit: LabelHit | null
@@ -37,7 +39,7 @@ export type ReadContext = {
   dateOrderGuessed?: boolean
 }
 
-type Parsed = { value: string | number; quality: number; currency: string | null; offset: number }
+type Parsed = { value: string | number; quality: number; currency: string | null; offset: number; length: number }
 
 const DECORATION =
   /^[ \t]*(?:\(([^()\n]{0,24})\)|\[([^[\]\n]{0,24})\])?[ \t]*(?:in[ \t]+([A-Z]{3}|[€$£¥])[ \t]*)?[:#=.\-–—]*[ \t]*/u
@@ -46,7 +48,11 @@ const FILLER_TOKENS = new Set(['no', 'no.', 'nr', 'nr.', 'number', '#', 'num', '
 const CELL_GAP = /\s{2,}|\s*\|\s*/
 
 /** Reads a typed value from the start of `window`. */
-export function parseValue(window: string, spec: FieldSpec, ctx: Pick<ReadContext, 'dateOrder' | 'dateOrderGuessed'>): Parsed | null {
+export function parseValue(
+  window: string,
+  spec: FieldSpec,
+  ctx: Pick<ReadContext, 'dateOrder' | 'dateOrderGuessed'>,
+): Parsed | null {
   if (!window.trim()) return null
   switch (spec.type) {
     case 'date': {
@@ -54,7 +60,7 @@ export function parseValue(window: string, spec: FieldSpec, ctx: Pick<ReadContex
       if (!date) return null
       // A date far into the window belongs to something else.
       const quality = date.quality * (window.slice(0, date.index).trim().length > 20 ? 0.7 : 1)
-      return { value: date.value, quality, currency: null, offset: date.index }
+      return { value: date.value, quality, currency: null, offset: date.index, length: date.length }
     }
     case 'amount':
     case 'number': {
@@ -62,13 +68,13 @@ export function parseValue(window: string, spec: FieldSpec, ctx: Pick<ReadContex
       const amount = amounts.find((a) => a.quality === 1) ?? amounts[0]
       if (!amount) return null
       const quality = amount.quality * (window.slice(0, amount.index).replace(/[^\p{L}]/gu, '').length > 12 ? 0.8 : 1)
-      return { value: amount.value, quality, currency: amount.currency, offset: amount.index }
+      return { value: amount.value, quality, currency: amount.currency, offset: amount.index, length: amount.length }
     }
     case 'currency': {
       const mention = findCurrencyMentions(window)[0]
       const code = mention?.code ?? normaliseCurrency(window.split(/\s+/)[0] ?? '')
       if (!code) return null
-      return { value: code, quality: 1, currency: code, offset: mention?.index ?? 0 }
+      return { value: code, quality: 1, currency: code, offset: mention?.index ?? 0, length: mention?.length ?? 3 }
     }
     case 'string':
       return spec.idLike ? parseIdentifier(window) : parsePlainString(window, spec)
@@ -76,19 +82,19 @@ export function parseValue(window: string, spec: FieldSpec, ctx: Pick<ReadContex
 }
 
 function parseIdentifier(window: string): Parsed | null {
-  const lead = window.length - window.trimStart().length
-  const tokens = window.trim().split(/\s+/).slice(0, 4)
-  let offset = lead
-  for (const raw of tokens) {
+  let seen = 0
+  for (const m of window.matchAll(/\S+/g)) {
+    if (++seen > 4) break
+    const raw = m[0]
     const token = raw.replace(/^[#:]+/, '').replace(/[.,;:)\]]+$/, '')
-    const here = offset
-    offset += raw.length + 1
     if (!token || FILLER_TOKENS.has(token.toLowerCase())) continue
     if (!/^[\p{L}\p{N}][\p{L}\p{N}\-/_.]*$/u.test(token) || token.length > 40) return null
     const date = findDates(token)[0]
     if (date && date.length === token.length) return null
-    if (/\d/.test(token)) return { value: token, quality: 1, currency: null, offset: here }
-    if (/^[A-Z0-9-]{4,}$/.test(token)) return { value: token, quality: 0.6, currency: null, offset: here }
+    const at = m.index + raw.indexOf(token)
+    if (/\d/.test(token)) return { value: token, quality: 1, currency: null, offset: at, length: token.length }
+    if (/^[A-Z0-9-]{4,}$/.test(token))
+      return { value: token, quality: 0.6, currency: null, offset: at, length: token.length }
     return null
   }
   return null
@@ -103,7 +109,13 @@ function parsePlainString(window: string, spec: FieldSpec): Parsed | null {
   const value = trimTrailingPunctuation(trimmed)
   if (!/[\p{L}\p{N}]/u.test(value)) return null
   if (spec.accept && !spec.accept(value)) return null
-  return { value, quality: 0.9, currency: null, offset: lead }
+  return {
+    value,
+    quality: 0.9,
+    currency: null,
+    offset: lead + window.trim().indexOf(value.slice(0, 8)),
+    length: value.length,
+  }
 }
 
 function skipDecoration(text: string, from: number, spec: FieldSpec): { pos: number; currency: string | null } {
@@ -126,7 +138,11 @@ function nextHitStart(ctx: ReadContext, from: number, to: number): number {
     if (hit.start < from || hit.start >= to) continue
     const after = text.slice(hit.end, hit.end + 30)
     const before = text.slice(Math.max(from, hit.start - 3), hit.start)
-    const labelLike = /^[ \t]*(?:\([^()\n]{0,24}\)[ \t]*)?[:#=]/.test(after) || /^(?:[ \t]{2,}|[ \t]*$)/.test(after) || /(?:[ \t]{2,}|\|[ \t]*)$/.test(before) || hit.start === from
+    const labelLike =
+      /^[ \t]*(?:\([^()\n]{0,24}\)[ \t]*)?[:#=]/.test(after) ||
+      /^(?:[ \t]{2,}|[ \t]*$)/.test(after) ||
+      /(?:[ \t]{2,}|\|[ \t]*)$/.test(before) ||
+      hit.start === from
     if (labelLike) return hit.start
   }
   return to
@@ -149,6 +165,7 @@ export function readHit(ctx: ReadContext, hit: LabelHit, spec: FieldSpec): Candi
     value: parsed.value,
     confidence: Math.round(Math.min(1, hit.label.weight * factor * parsed.quality) * 1000) / 1000,
     index: windowStart + parsed.offset,
+    length: parsed.length,
     currency: parsed.currency ?? labelCurrency,
     hit,
   })
@@ -177,11 +194,17 @@ export function readHit(ctx: ReadContext, hit: LabelHit, spec: FieldSpec): Candi
   if (!below) return null
   const labelLineStart = doc.lines[lineIndexAt(doc, hit.start)] as Line
   const labelCell = cellAt(labelLineStart, hit.start)
-  const sameLineHits = ctx.hits.filter((h) => h.start >= labelLineStart.start && h.start <= line.end && !h.key.startsWith('#'))
+  // One span matched by labels of two fields (an invoice number and a reference) is one label.
+  const sameLineHits: LabelHit[] = []
+  for (const h of ctx.hits) {
+    if (h.start < labelLineStart.start || h.start > line.end || h.key.startsWith('#')) continue
+    if ((h !== hit && h.start === hit.start) || sameLineHits.some((o) => o.start === h.start)) continue
+    sameLineHits.push(h)
+  }
   const multiColumn = labelLineStart.cells.length > 1 || below.cells.length > 1
 
   if (multiColumn && labelCell) {
-    const cell = below.cells.find((c) => c.column === labelCell.column)
+    const cell = cellBelow(labelCell, below.cells)
     if (cell && !startsWithLabel(ctx, cell.start, cell.end)) {
       const parsed = parseValue(doc.text.slice(cell.start, cell.end), spec, ctx)
       if (parsed) return make(parsed, 0.9, cell.start)
@@ -204,6 +227,25 @@ export function readHit(ctx: ReadContext, hit: LabelHit, spec: FieldSpec): Candi
   return parsed ? make(parsed, 0.85, windowStart) : null
 }
 
+/**
+ * The cell under a label's cell: by position on the page when known (the cell overlapping it
+ * most, else the nearest one within a label's width), else by column order.
+ */
+function cellBelow(labelCell: Cell, cells: readonly Cell[]): Cell | undefined {
+  const x = labelCell.x
+  if (!x || cells.some((c) => !c.x)) return cells.find((c) => c.column === labelCell.column)
+  const width = x[1] - x[0]
+  let best: { cell: Cell; score: number } | undefined
+  for (const cell of cells) {
+    const [c0, c1] = cell.x!
+    const overlap = Math.min(x[1], c1) - Math.max(x[0], c0)
+    const distance = Math.abs((c0 + c1) / 2 - (x[0] + x[1]) / 2)
+    const score = overlap > 0 ? 1 + overlap : distance <= width ? -distance : Number.NEGATIVE_INFINITY
+    if (score > Number.NEGATIVE_INFINITY && (!best || score > best.score)) best = { cell, score }
+  }
+  return best?.cell
+}
+
 type Piece = { text: string; offset: number; factor: number }
 
 /**
@@ -211,7 +253,13 @@ type Piece = { text: string; offset: number; factor: number }
  * match; else by the order of values of the field's type among labels of that type ("Invoice
  * Date  Due Date" over two dates); else, for text, what is left once dates and amounts are removed.
  */
-function pickFromRow(ctx: ReadContext, row: string, rowHits: readonly LabelHit[], hit: LabelHit, spec: FieldSpec): Piece | null {
+function pickFromRow(
+  ctx: ReadContext,
+  row: string,
+  rowHits: readonly LabelHit[],
+  hit: LabelHit,
+  spec: FieldSpec,
+): Piece | null {
   const ordinal = rowHits.indexOf(hit)
   const byGap: Array<{ text: string; offset: number }> = []
   let offset = 0
@@ -235,11 +283,13 @@ function pickFromRow(ctx: ReadContext, row: string, rowHits: readonly LabelHit[]
   }
   if (spec.type === 'string') {
     let rest = row
-    for (const span of [...dates, ...amounts]) rest = rest.slice(0, span.offset) + ' '.repeat(span.text.length) + rest.slice(span.offset + span.text.length)
+    for (const span of [...dates, ...amounts])
+      rest = rest.slice(0, span.offset) + ' '.repeat(span.text.length) + rest.slice(span.offset + span.text.length)
     const tokens: Array<{ text: string; offset: number }> = []
     for (const m of rest.matchAll(/\S+/g)) tokens.push({ text: m[0], offset: m.index })
     if (tokens.length === sameType.length && tokens[typedOrdinal]) return { ...tokens[typedOrdinal]!, factor: 0.8 }
-    if (sameType.length === 1 && tokens.length > 0) return { text: rest.slice(tokens[0]!.offset), offset: tokens[0]!.offset, factor: 0.75 }
+    if (sameType.length === 1 && tokens.length > 0)
+      return { text: rest.slice(tokens[0]!.offset), offset: tokens[0]!.offset, factor: 0.75 }
   }
   return null
 }

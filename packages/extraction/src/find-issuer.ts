@@ -8,7 +8,8 @@ import { trimTrailingPunctuation, type Cell, type TextDoc } from './text-lines.t
 const COMPANY_SUFFIX_ANY_CASE =
   /(?<![\p{L}])(?:ltd|limited|llc|l\.l\.c\.|inc|incorporated|corp|corporation|co\.|company|gmbh|e\.\s?k|e\.\s?v|sarl|sas|s\.a\.|s\.l\.|srl|s\.r\.l\.|spa|s\.p\.a\.|b\.v\.|n\.v\.|pty|plc|llp|a\/s|aps|kft|sp\. z o\.o\.|oü|group|holdings|partners|associates|studio|services|solutions|consulting|technologies)(?![\p{L}])\.?/iu
 const COMPANY_SUFFIX_UPPER = /(?<![\p{L}])(?:AG|KG|UG|SA|SL|AB|AS|BV|NV|OY|LP|SE)(?![\p{L}])/u
-const hasCompanySuffix = (text: string): boolean => COMPANY_SUFFIX_ANY_CASE.test(text) || COMPANY_SUFFIX_UPPER.test(text)
+const hasCompanySuffix = (text: string): boolean =>
+  COMPANY_SUFFIX_ANY_CASE.test(text) || COMPANY_SUFFIX_UPPER.test(text)
 const TITLE =
   /^(?:tax\s+|vat\s+|commercial\s+|sales\s+|final\s+|original\s+)?(?:invoice|receipt|bill|statement|credit\s+note|debit\s+note|quote|quotation|estimate|pro\s?-?forma(?:\s+invoice)?|rechnung|facture|factura|fattura|order\s+confirmation|purchase\s+order)\b/i
 const CONTACT = /@|www\.|https?:|\.(?:com|net|org|io|co\.uk|de|fr)\b|\+\d|\b(?:tel|phone|fax|mobile|email)\b/i
@@ -26,7 +27,7 @@ export function looksLikeAddress(text: string): boolean {
 /** Trims what usually follows a company name on the same line (address, separators). */
 export function cleanIssuer(value: string): string {
   const cut = value
-    .replace(/^(?:from|issuer|seller|supplier|vendor)\s*[:\-]\s*/i, '')
+    .replace(/^(?:from|issuer|seller|supplier|vendor)\s*[:-]\s*/i, '')
     .split(/\s+[·|•–—]\s+|,\s*(?=\d)|\s+-\s+(?=\d)/)[0]!
   return trimTrailingPunctuation(cut.trim())
 }
@@ -56,7 +57,9 @@ export function findIssuerByLayout(doc: TextDoc, hits: readonly LabelHit[]): Can
       for (let j = i + 1; j < Math.min(doc.lines.length, i + 7); j++) {
         const next = doc.lines[j]!
         if (next.cells.length === 0) break
-        const same = next.cells.find((c) => c.column === cell.column) ?? (next.cells.length === 1 && cell.column === 0 ? next.cells[0] : undefined)
+        const same =
+          next.cells.find((c) => c.column === cell.column) ??
+          (next.cells.length === 1 && cell.column === 0 ? next.cells[0] : undefined)
         if (same) customer.add(same)
       }
     }
@@ -87,10 +90,19 @@ export function findIssuerByLayout(doc: TextDoc, hits: readonly LabelHit[]): Can
       for (const cell of line.cells) {
         if (customer.has(cell) || labelled(cell)) continue
         const text = cleanIssuer(cell.text)
-        if (hasCompanySuffix(text) && isCandidateText(text)) return { value: text, confidence: 0.4, index: cell.start, currency: null, hit: null }
+        if (hasCompanySuffix(text) && isCandidateText(text))
+          return { value: text, confidence: 0.4, index: cell.start, length: text.length, currency: null, hit: null }
       }
     }
     return null
   }
-  return { value: cleanIssuer(best.cell.text), confidence: Math.min(0.75, best.score), index: best.cell.start, currency: null, hit: null }
+  const value = cleanIssuer(best.cell.text)
+  return {
+    value,
+    confidence: Math.min(0.75, best.score),
+    index: best.cell.start,
+    length: value.length,
+    currency: null,
+    hit: null,
+  }
 }

@@ -1,19 +1,44 @@
 // @quire/extraction: pure document functions (no database, queue or HTTP).
 
-export { FILE_TYPES, FILE_TYPE_MIME, IMAGE_FILE_TYPES, isFileType, isImageFileType, type FileType } from './file-types.ts'
+export {
+  FILE_TYPES,
+  FILE_TYPE_MIME,
+  IMAGE_FILE_TYPES,
+  isFileType,
+  isImageFileType,
+  type FileType,
+} from './file-types.ts'
 export { ExtractionError, isExtractionError, type ExtractionErrorCode } from './errors.ts'
 export { sniffFileType, type SniffedFileType } from './sniff-file-type.ts'
-export { countPages } from './count-pages.ts'
+export { countPages, verifyReadable } from './count-pages.ts'
 export { DOCX_CHARS_PER_PAGE } from './docx.ts'
 export { parseDocument, type ParsedDocument, type ParseOptions } from './parse-document.ts'
 export { findPdftoppm, resolveRasteriser, type Rasteriser, type RasteriserChoice } from './rasterise-pdf-page.ts'
-export { createOcrEngine, defaultLangPath, type OcrEngine, type OcrEngineOptions, type OcrImage, type OcrResult } from './ocr.ts'
+export {
+  createOcrEngine,
+  defaultLangPath,
+  type OcrEngine,
+  type OcrEngineOptions,
+  type OcrImage,
+  type OcrResult,
+} from './ocr.ts'
 export { classify, type Classification } from './classify.ts'
 export { splitPages, type SplitGroup } from './split.ts'
 export { extractFields } from './extract-fields.ts'
+export { documentSource, type DocumentInput, type DocumentSource, type Provenance } from './document-source.ts'
+export { Box, LayoutWord, PageLayout, parseLayouts } from './page-layout.ts'
+export { layoutText } from './layout-text.ts'
+export { pdfPageWords } from './pdf-page-words.ts'
+export { wordsFromTsv } from './ocr-words.ts'
 export { extractInvoice, INVOICE_FIELDS, type InvoiceField, type InvoiceFields } from './extract-invoice.ts'
 export { extractGeneric, toSnakeCase } from './extract-generic.ts'
-export { BUILTIN_SCHEMAS, BUILTIN_SCHEMA_IDS, isBuiltinSchemaId, resolveSchema, type BuiltinSchemaId } from './builtin-schemas.ts'
+export {
+  BUILTIN_SCHEMAS,
+  BUILTIN_SCHEMA_IDS,
+  isBuiltinSchemaId,
+  resolveSchema,
+  type BuiltinSchemaId,
+} from './builtin-schemas.ts'
 export {
   DocumentType,
   FieldDefinition,
@@ -27,3 +52,4 @@ export {
 export { normaliseDate, findDates, inferDateOrder, type DateOrder, type FoundDate } from './normalise-date.ts'
 export { normaliseAmount, findAmounts, parseNumber, type FoundAmount } from './normalise-amount.ts'
 export { normaliseCurrency, inferCurrency, ISO_4217_CODES } from './normalise-currency.ts'
+export { createParsePool, type ParseOutcome, type ParsePool, type ParsePoolOptions } from './parse-pool.ts'

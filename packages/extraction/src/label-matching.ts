@@ -29,6 +29,17 @@ function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
+/** Accented letters also match their bare form: OCR and plain-ASCII writers drop accents ("Net a payer"). */
+const FOLDED: Readonly<Record<string, string>> = Object.fromEntries(
+  ['àáâäa', 'éèêëe', 'íìîïi', 'óòôöo', 'úùûüu', 'ñn', 'çc', 'ßß'].flatMap((group) => {
+    const bare = group.slice(-1)
+    return [...group.slice(0, -1)].flatMap((ch) => [
+      [ch, `[${ch}${bare}]`],
+      [ch.toUpperCase(), `[${ch.toUpperCase()}${bare.toUpperCase()}]`],
+    ])
+  }),
+)
+
 function tokenSource(token: string): string {
   const lower = token.toLowerCase()
   if (NUMBER_WORDS.has(lower) || NUMBER_WORDS.has(lower.replace(/[.:]+$/, ''))) return NUMBER_TOKEN
@@ -38,12 +49,13 @@ function tokenSource(token: string): string {
     else if (ch === '-') out += '[-\\s]?'
     else if (ch === "'" || ch === '’') out += "['’]?"
     else if (ch === '/') out += '\\s*/\\s*'
-    else out += escape(ch)
+    else out += FOLDED[ch] ?? escape(ch)
   }
   return out
 }
 
-const SPACE_JOIN = '(?:[ \\t]*[-_][ \\t]*|[ \\t]+|[ \\t]*\\n[ \\t]*)'
+// Words of a label never straddle a column gap (3+ spaces): "Data   Scadenza" is two labels.
+const SPACE_JOIN = '(?:[ \\t]?[-_][ \\t]?|[ \\t]{1,2}|[ \\t]*\\n[ \\t]*)'
 const GLUE_JOIN = '[ \\t]*(?:\\n[ \\t]*)?'
 
 /** Words of a label as regex source, joined by flexible whitespace. */
@@ -78,15 +90,26 @@ const regexCache = new Map<string, RegExp>()
 export function labelRegex(label: string): RegExp {
   const cached = regexCache.get(label)
   if (cached) return cached
-  const parts = label.trim().replace(/:+$/, '').split(/(\{[^}]*\})/).filter((p) => p.trim())
+  const parts = label
+    .trim()
+    .replace(/:+$/, '')
+    .split(/(\{[^}]*\})/)
+    .filter((p) => p.trim())
   const pieces: Array<{ source: string; first: string; last: string }> = []
   for (const part of parts) {
     if (part.startsWith('{')) {
-      const alternatives = part.slice(1, -1).split('|').map((a) => splitWords(a))
+      const alternatives = part
+        .slice(1, -1)
+        .split('|')
+        .map((a) => splitWords(a))
       pieces.push({
         source: `(?:${alternatives.map(wordsSource).join('|')})`,
         first: alternatives.every((a) => WORD.test(a[0]?.[0] ?? '')) ? 'a' : '#',
-        last: alternatives.every((a) => WORD.test(a[a.length - 1]?.slice(-1) ?? '') && tokenSource(a[a.length - 1] ?? '') !== NUMBER_TOKEN) ? 'a' : '#',
+        last: alternatives.every(
+          (a) => WORD.test(a[a.length - 1]?.slice(-1) ?? '') && tokenSource(a[a.length - 1] ?? '') !== NUMBER_TOKEN,
+        )
+          ? 'a'
+          : '#',
       })
     } else {
       const words = splitWords(part)

@@ -1,4 +1,9 @@
-import { CURRENCY_SYMBOL_SOURCE, ISO_4217_CODES, normaliseCurrency } from './normalise-currency.ts'
+import {
+  CURRENCY_SYMBOL_SOURCE,
+  ISO_4217_CODES,
+  LOCAL_MARK_PREFIX_SOURCE,
+  normaliseCurrency,
+} from './normalise-currency.ts'
 
 export type FoundAmount = {
   value: number
@@ -16,8 +21,8 @@ const NUMBER_SOURCE =
   String.raw`|\d{1,3}(?: \d{3})+,\d{1,2}` +
   String.raw`|\d+(?:[.,]\d{1,2})?`
 
-const PREFIX_SOURCE = `(?:${CURRENCY_SYMBOL_SOURCE}|[A-Z]{3}(?=\\s?\\d))`
-const SUFFIX_SOURCE = `(?:${CURRENCY_SYMBOL_SOURCE}|zł|Kč|kr\\.?|Ft|[A-Z]{3}(?![A-Za-z]))`
+const PREFIX_SOURCE = `(?:${CURRENCY_SYMBOL_SOURCE}|${LOCAL_MARK_PREFIX_SOURCE}|[A-Z]{3}(?=\\s?\\d))`
+const SUFFIX_SOURCE = `(?:${CURRENCY_SYMBOL_SOURCE}|zł|zl|Kč|kr\\.?|Ft|[A-Z]{3}(?![A-Za-z]))`
 
 const AMOUNT_RE = new RegExp(
   String.raw`(?<![\p{L}\p{N}_.,/:+#-])` +

@@ -54,6 +54,16 @@ const SYMBOLS: ReadonlyArray<[string, string]> = [
   ['$', 'USD'],
 ]
 
+/** Local abbreviations written with letters; they count only as whole words. */
+const LOCAL_MARKS: ReadonlyArray<[RegExp, string]> = [
+  [/(?<![A-Za-z])Rs\.?(?![A-Za-z])/, 'INR'],
+  [/(?<![A-Za-z])RM(?![A-Za-z])/, 'MYR'],
+  [/(?<![A-Za-z])zl(?![A-Za-z])/, 'PLN'],
+  [/(?<![A-Za-z])Kc(?![A-Za-z])/, 'CZK'],
+]
+/** The same marks as amount prefixes ("Rs. 1,200", "RM 12.50"). */
+export const LOCAL_MARK_PREFIX_SOURCE = 'Rs\\.?|RM'
+
 /** Currency names (lowercase, singular and plural). */
 const NAMES: ReadonlyArray<[RegExp, string, 'ambiguous'?]> = [
   [/\b(?:us|u\.s\.|united states|american) dollars?\b/i, 'USD'],
@@ -94,6 +104,7 @@ export function normaliseCurrency(raw: string): string | null {
   const upper = text.toUpperCase()
   if (upper.length === 3 && ISO_4217_CODES.has(upper)) return upper
   for (const [symbol, iso] of SYMBOLS) if (text.includes(symbol)) return iso
+  for (const [pattern, iso] of LOCAL_MARKS) if (pattern.test(text)) return iso
   for (const [pattern, iso] of NAMES) if (pattern.test(text)) return iso
   if (/\bfr\.?(?=\s|\d|$)/i.test(text)) return 'CHF'
   return null
@@ -104,7 +115,7 @@ export const CURRENCY_SYMBOL_SOURCE = SYMBOLS.map(([s]) => s.replace(/[$.*+?^(){
   .sort((a, b) => b.length - a.length)
   .join('|')
 
-export type CurrencyMention = { code: string; index: number; weight: number }
+export type CurrencyMention = { code: string; index: number; length: number; weight: number }
 
 /** Every currency mention in text: codes, symbols and names, weighted by how telling they are. */
 export function findCurrencyMentions(text: string): CurrencyMention[] {
@@ -112,9 +123,11 @@ export function findCurrencyMentions(text: string): CurrencyMention[] {
   for (const m of text.matchAll(/(?<![A-Za-z])([A-Z]{3})(?![A-Za-z])/g)) {
     const code = m[1] as string
     if (!ISO_4217_CODES.has(code)) continue
-    const nearAmount = /^\s?[-−(]?\d/.test(text.slice(m.index + 3, m.index + 6)) || /\d[\s)]?$/.test(text.slice(Math.max(0, m.index - 3), m.index))
+    const nearAmount =
+      /^\s?[-−(]?\d/.test(text.slice(m.index + 3, m.index + 6)) ||
+      /\d[\s)]?$/.test(text.slice(Math.max(0, m.index - 3), m.index))
     if (!nearAmount && !COMMON_CODES.has(code)) continue
-    mentions.push({ code, index: m.index, weight: nearAmount ? 3 : 1.5 })
+    mentions.push({ code, index: m.index, length: 3, weight: nearAmount ? 3 : 1.5 })
   }
   const symbolRe = new RegExp(CURRENCY_SYMBOL_SOURCE, 'g')
   for (const m of text.matchAll(symbolRe)) {
@@ -122,8 +135,24 @@ export function findCurrencyMentions(text: string): CurrencyMention[] {
     if (symbol === 'RMB' && !/\d/.test(text.slice(m.index, m.index + 8))) continue
     const iso = SYMBOLS.find(([s]) => s === symbol)?.[1]
     if (!iso) continue
-    const nearAmount = /^\s?\d/.test(text.slice(m.index + symbol.length, m.index + symbol.length + 2)) || /\d\s?$/.test(text.slice(Math.max(0, m.index - 2), m.index))
-    mentions.push({ code: iso, index: m.index, weight: (nearAmount ? 3 : 1) * (symbol === '$' ? 0.9 : 1) })
+    const nearAmount =
+      /^\s?\d/.test(text.slice(m.index + symbol.length, m.index + symbol.length + 2)) ||
+      /\d\s?$/.test(text.slice(Math.max(0, m.index - 2), m.index))
+    mentions.push({
+      code: iso,
+      index: m.index,
+      length: symbol.length,
+      weight: (nearAmount ? 3 : 1) * (symbol === '$' ? 0.9 : 1),
+    })
+  }
+  for (const [pattern, iso] of LOCAL_MARKS) {
+    for (const m of text.matchAll(new RegExp(pattern.source, 'g'))) {
+      const after = text.slice(m.index + m[0].length, m.index + m[0].length + 2)
+      const before = text.slice(Math.max(0, m.index - 2), m.index)
+      // Letters alone ("RM", "Rs") are too common to count unless they sit on an amount.
+      if (!/^\s?\d/.test(after) && !/\d\s?$/.test(before)) continue
+      mentions.push({ code: iso, index: m.index, length: m[0].length, weight: 3 })
+    }
   }
   const covered: Array<[number, number]> = []
   for (const [pattern, iso, ambiguous] of NAMES) {
@@ -133,7 +162,7 @@ export function findCurrencyMentions(text: string): CurrencyMention[] {
       const end = m.index + m[0].length
       if (covered.some(([s, e]) => m.index < e && end > s)) continue
       covered.push([m.index, end])
-      mentions.push({ code: iso, index: m.index, weight: 1 })
+      mentions.push({ code: iso, index: m.index, length: m[0].length, weight: 1 })
     }
   }
   return mentions.sort((a, b) => a.index - b.index)
@@ -149,13 +178,53 @@ const DOLLAR_REGIONS: ReadonlyArray<[RegExp, string]> = [
   [/\bM[ée]xico\b|\bRFC\b/, 'MXN'],
 ]
 
+/** Traces of the issuer's country (names, legal forms, tax ids), for a document that writes no currency. */
+const COUNTRY_CURRENCIES: ReadonlyArray<[RegExp, string]> = [
+  [
+    /\b(?:India|GSTIN|CGST|SGST|IGST|Pvt\.?\s+Ltd|Mumbai|New Delhi|Bengaluru|Bangalore|Chennai|Kolkata|Hyderabad|Pune)\b/,
+    'INR',
+  ],
+  [/\b(?:Malaysia|Sdn\.?\s+Bhd|Kuala Lumpur|Selangor|Penang|Jalan)\b/, 'MYR'],
+  [/\b(?:Singapore|Pte\.?\s+Ltd|UEN)\b/, 'SGD'],
+  [/\b(?:Hong Kong|Kowloon)\b/, 'HKD'],
+  [/\b(?:Polska|Poland|Warszawa|Krak[oó]w|NIP)\b|Sp\.\s?z\s?o\.o\./, 'PLN'],
+  [/\b(?:Schweiz|Suisse|Switzerland|Z[uü]rich|Gen[eè]ve)\b/, 'CHF'],
+  [/\b(?:United Kingdom|England|Scotland|London|Manchester)\b|\b[A-Z]{1,2}\d{1,2}[A-Z]?\s\d[A-Z]{2}\b/, 'GBP'],
+  [
+    /\b(?:Deutschland|Germany|GmbH|USt-?IdNr|France|SARL|SIRET|Nederland|Netherlands|KvK|España|Spain|Italia|Italy|Österreich|Austria|Belgi(?:um|que|ë)|Ireland|Portugal|Paris|Lyon|Marseille|Toulouse|Bordeaux|Lille|Nantes|Berlin|München|Hamburg|Köln|Frankfurt|Amsterdam|Rotterdam|Utrecht|Madrid|Barcelona|Valencia|Sevilla|Milano|Roma|Torino|Firenze|Napoli|rue|MwSt|USt|TVA|BTW|IVA|Stra(?:ß|ss)e|Calle|Via|Corso|Piazza)\b|\bB\.V\.|\bS\.r\.l\.|\bS\.L\.|\bP\.\s?IVA\b/,
+    'EUR',
+  ],
+  [/\b(?:Australia|ABN)\b|\bPty\.?\s+Ltd\b/, 'AUD'],
+  [/\b(?:Canada|Ontario|Qu[eé]bec)\b/, 'CAD'],
+  [/\b(?:USA|United States|U\.S\.A\.)\b|\b[A-Z]{2}\s\d{5}(?:-\d{4})?\b/, 'USD'],
+]
+/** Confidence of a currency known only from the issuer's country. */
+const FROM_COUNTRY = 0.5
+
+/** The currency of the country a document comes from, judged by the first trace found. */
+export function currencyFromCountry(text: string): { code: string; index: number; length: number } | null {
+  let best: { code: string; index: number; length: number } | null = null
+  for (const [pattern, code] of COUNTRY_CURRENCIES) {
+    const m = pattern.exec(text)
+    if (m && (!best || m.index < best.index)) best = { code, index: m.index, length: m[0].length }
+  }
+  return best
+}
+
+export type InferredCurrency = { code: string; confidence: number; index?: number; length?: number }
+
 /**
- * The document's currency from every mention anywhere in the text, or null.
+ * The document's currency from every mention anywhere in the text, else from its country, or null.
  * Confidence grows with how many and how telling the mentions are, and drops when they disagree.
  */
-export function inferCurrency(text: string): { code: string; confidence: number } | null {
+export function inferCurrency(text: string): InferredCurrency | null {
   const totals = new Map<string, number>()
-  for (const mention of findCurrencyMentions(text)) totals.set(mention.code, (totals.get(mention.code) ?? 0) + mention.weight)
+  const mentions = findCurrencyMentions(text)
+  for (const mention of mentions) totals.set(mention.code, (totals.get(mention.code) ?? 0) + mention.weight)
+  if (mentions.length === 0) {
+    const country = currencyFromCountry(text)
+    return country ? { ...country, confidence: FROM_COUNTRY } : null
+  }
   let best: string | null = null
   let bestWeight = 0
   let all = 0
@@ -175,5 +244,6 @@ export function inferCurrency(text: string): { code: string; confidence: number 
   const strength = Math.min(1, bestWeight / 6)
   const agreement = bestWeight / all
   const confidence = (0.5 + 0.35 * strength) * (0.6 + 0.4 * agreement)
-  return { code: best, confidence: Math.round(confidence * 100) / 100 }
+  const first = mentions.find((m) => m.code === best)
+  return { code: best, confidence: Math.round(confidence * 100) / 100, index: first?.index, length: first?.length }
 }

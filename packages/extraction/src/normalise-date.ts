@@ -29,7 +29,14 @@ const MONTHS: ReadonlyArray<[number, string[]]> = [
 ]
 
 const MONTH_BY_NAME = new Map<string, number>()
-for (const [month, names] of MONTHS) for (const name of names) MONTH_BY_NAME.set(name, month)
+/** "März" also as "Marz", "février" as "fevrier": OCR and ASCII writers drop accents. */
+const fold = (s: string): string => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '')
+for (const [month, names] of MONTHS) {
+  for (const name of names) {
+    MONTH_BY_NAME.set(name, month)
+    MONTH_BY_NAME.set(fold(name), month)
+  }
+}
 const MONTH_SOURCE = [...MONTH_BY_NAME.keys()].sort((a, b) => b.length - a.length).join('|')
 
 const B = String.raw`(?<![\p{L}\p{N}])`
@@ -40,12 +47,36 @@ const DAY_MONTH_RE = new RegExp(
   `${B}(\\d{1,2})(?:st|nd|rd|th|er|e|º)?\\.?[\\s-]*(?:of\\s+|de\\s+)?(${MONTH_SOURCE})${E}\\.?,?[\\s-]*(?:de\\s+)?(\\d{4}|'?\\d{2})${E}`,
   'giu',
 )
-const MONTH_DAY_RE = new RegExp(`${B}(${MONTH_SOURCE})${E}\\.?[\\s-]*(\\d{1,2})(?:st|nd|rd|th)?,?[\\s-]+(\\d{4})${E}`, 'giu')
+const MONTH_DAY_RE = new RegExp(
+  `${B}(${MONTH_SOURCE})${E}\\.?[\\s-]*(\\d{1,2})(?:st|nd|rd|th)?,?[\\s-]+(\\d{4})${E}`,
+  'giu',
+)
 
-function fullYear(year: string): number {
+/**
+ * A written year in full. A two-digit year takes the century that puts it nearest the document's own four-digit
+ * years (`reference`): "03/04/69" on an invoice dated 2069-04-10 is 2069, beside 1969 dates it is 1969. Without any,
+ * the usual pivot: 00–69 → 20xx, 70–99 → 19xx.
+ */
+function fullYear(year: string, reference?: number): number {
   const y = Number.parseInt(year.replace("'", ''), 10)
   if (year.replace("'", '').length > 2) return y
-  return y < 70 ? 2000 + y : 1900 + y
+  if (reference === undefined) return y < 70 ? 2000 + y : 1900 + y
+  const candidates = [1900 + y, 2000 + y, 2100 + y]
+  return candidates.reduce((best, c) => (Math.abs(c - reference) < Math.abs(best - reference) ? c : best))
+}
+
+/** The median of the document's four-digit years in dates, the reference for its two-digit ones. */
+function referenceYear(text: string): number | undefined {
+  const years: number[] = []
+  for (const m of text.matchAll(ISO_RE)) years.push(Number(m[1]))
+  for (const m of text.matchAll(NUMERIC_RE)) if ((m[4] as string).length === 4) years.push(Number(m[4]))
+  for (const m of text.matchAll(DAY_MONTH_RE)) {
+    const y = (m[3] as string).replace("'", '')
+    if (y.length === 4) years.push(Number(y))
+  }
+  for (const m of text.matchAll(MONTH_DAY_RE)) years.push(Number(m[3]))
+  const valid = years.filter((y) => y >= 1900 && y <= 2199).sort((a, b) => a - b)
+  return valid.length ? valid[Math.floor(valid.length / 2)] : undefined
 }
 
 function isoDate(year: number, month: number, day: number): string | null {
@@ -65,6 +96,7 @@ function isoDate(year: number, month: number, day: number): string | null {
 export function findDates(text: string, options: { order?: DateOrder; guessed?: boolean } = {}): FoundDate[] {
   const found: FoundDate[] = []
   const taken: Array<[number, number]> = []
+  const reference = referenceYear(text)
   const add = (date: FoundDate): void => {
     const end = date.index + date.length
     if (taken.some(([s, e]) => date.index < e && end > s)) return
@@ -77,7 +109,7 @@ export function findDates(text: string, options: { order?: DateOrder; guessed?: 
   }
   for (const m of text.matchAll(DAY_MONTH_RE)) {
     const month = MONTH_BY_NAME.get((m[2] as string).toLowerCase())
-    const value = month ? isoDate(fullYear(m[3] as string), month, Number(m[1])) : null
+    const value = month ? isoDate(fullYear(m[3] as string, reference), month, Number(m[1])) : null
     if (value) add({ value, index: m.index, length: m[0].length, quality: 1, ambiguous: false })
   }
   for (const m of text.matchAll(MONTH_DAY_RE)) {
@@ -88,7 +120,7 @@ export function findDates(text: string, options: { order?: DateOrder; guessed?: 
   for (const m of text.matchAll(NUMERIC_RE)) {
     const a = Number(m[1])
     const b = Number(m[3])
-    const year = fullYear(m[4] as string)
+    const year = fullYear(m[4] as string, reference)
     const twoDigitYear = (m[4] as string).length === 2
     let order: DateOrder
     let ambiguous = false

@@ -104,3 +104,13 @@ describe('normaliseCurrency', () => {
     expect(inferCurrency('no money here')).toBeNull()
   })
 })
+
+describe('two-digit years take their century from the document', () => {
+  it('reads them beside the document’s four-digit years, else with the 00–69 / 70–99 pivot', () => {
+    expect(findDates('Invoice date 03/04/69')[0]?.value).toBe('2069-04-03')
+    expect(findDates('Invoice date 03/04/69   Delivered 1969-04-01')[0]?.value).toBe('1969-04-03')
+    expect(findDates('Date 12.03.99  Due 2099-04-11')[0]?.value).toBe('2099-03-12')
+    expect(findDates('Date 12.03.99')[0]?.value).toBe('1999-03-12')
+    expect(findDates('Date 5-Mar-25, paid 10 March 2025')[0]?.value).toBe('2025-03-05')
+  })
+})

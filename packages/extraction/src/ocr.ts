@@ -3,11 +3,15 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { createScheduler, createWorker, OEM, type Scheduler } from 'tesseract.js'
 import { ExtractionError } from './errors.ts'
+import { wordsFromTsv } from './ocr-words.ts'
+import type { LayoutWord } from './page-layout.ts'
 
 export type OcrResult = {
   text: string
   /** 0..1 (tesseract's mean word confidence / 100). */
   confidence: number
+  /** The words with their boxes (page fractions) and confidences, for layout-aware extraction. */
+  words?: LayoutWord[]
 }
 
 export type OcrImage = string | Buffer | Uint8Array
@@ -52,7 +56,7 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
     try {
       await access(model, constants.R_OK)
     } catch (error) {
-      throw new ExtractionError('ocr_failed', `OCR model not found: ${model}`, { cause: error })
+      throw new ExtractionError('ocr_unavailable', `OCR model not found: ${model}`, { cause: error })
     }
     const settled = await Promise.allSettled(
       Array.from({ length: workers }, async () => {
@@ -70,9 +74,13 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
     const created = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))
     if (failed) {
       await Promise.allSettled(created.map((w) => w.terminate()))
-      throw new ExtractionError('ocr_failed', `OCR engine could not start: ${String(failed.reason?.message ?? failed.reason)}`, {
-        cause: failed.reason,
-      })
+      throw new ExtractionError(
+        'ocr_unavailable',
+        `OCR engine could not start: ${String(failed.reason?.message ?? failed.reason)}`,
+        {
+          cause: failed.reason,
+        },
+      )
     }
     const scheduler = createScheduler()
     for (const worker of created) scheduler.addWorker(worker)
@@ -91,9 +99,14 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
       const scheduler = await started
       const input = typeof image === 'string' || Buffer.isBuffer(image) ? image : Buffer.from(image)
       try {
-        const { data } = await scheduler.addJob('recognize', input)
+        // TSV carries each word's box; it costs little beside the recognition itself.
+        const { data } = await scheduler.addJob('recognize', input, {}, { text: true, tsv: true })
         const confidence = Number.isFinite(data.confidence) ? data.confidence / 100 : 0
-        return { text: (data.text ?? '').replace(/[ \t]+$/gm, '').trim(), confidence: Math.min(1, Math.max(0, confidence)) }
+        return {
+          text: (data.text ?? '').replace(/[ \t]+$/gm, '').trim(),
+          words: wordsFromTsv(data.tsv),
+          confidence: Math.min(1, Math.max(0, confidence)),
+        }
       } catch (error) {
         throw new ExtractionError('ocr_failed', `OCR failed: ${String((error as Error)?.message ?? error)}`, {
           cause: error,

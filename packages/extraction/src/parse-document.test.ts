@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import sharp from 'sharp'
-import { BUILTIN_SCHEMAS, createOcrEngine, extractFields, findPdftoppm, parseDocument, type OcrEngine } from './index.ts'
+import {
+  BUILTIN_SCHEMAS,
+  createOcrEngine,
+  extractFields,
+  findPdftoppm,
+  parseDocument,
+  type OcrEngine,
+} from './index.ts'
 import { openPdf } from './pdf-document.ts'
 import { rasterisePdfPage } from './rasterise-pdf-page.ts'
 import {
@@ -49,7 +56,11 @@ describe.skipIf(!FONT_AVAILABLE)('parseDocument', { timeout: 60_000 }, () => {
   it('returns the text of each PDF page without OCR when the PDF has text', async () => {
     const path = await writeFixture(
       tmp.file('text.pdf'),
-      await makeTextPdf([['Quire test document, page one.', 'Hello from pdf-lib.'], ['Second page: invoice number 4711.', 'Total due 99.50 EUR.'], ['Third page.']]),
+      await makeTextPdf([
+        ['Quire test document, page one.', 'Hello from pdf-lib.'],
+        ['Second page: invoice number 4711.', 'Total due 99.50 EUR.'],
+        ['Third page.'],
+      ]),
     )
     const parsed = await parseDocument(path, 'pdf', { ocr })
     expect(parsed.ocrPages).toEqual([])
@@ -96,7 +107,10 @@ describe.skipIf(!FONT_AVAILABLE)('parseDocument', { timeout: 60_000 }, () => {
   })
 
   it('OCRs an image-only (scanned) PDF page and keeps the text page as text', { timeout: 90_000 }, async () => {
-    const scan = await renderTextPng(['Scanned page', 'Reference: SCAN-4411', 'Grand Total: EUR 77.10'], { width: 900, fontSize: 30 })
+    const scan = await renderTextPng(['Scanned page', 'Reference: SCAN-4411', 'Grand Total: EUR 77.10'], {
+      width: 900,
+      fontSize: 30,
+    })
     const pdf = await makeImagePdf([scan])
     // Append a text page behind the scanned one by building a mixed document.
     const { PDFDocument, StandardFonts } = await import('pdf-lib')
@@ -115,8 +129,13 @@ describe.skipIf(!FONT_AVAILABLE)('parseDocument', { timeout: 60_000 }, () => {
     }
   })
 
-  it('renders text PDF pages for OCR with pdf.js on Node 20 (transferToFixedLength polyfill) and with pdftoppm', { timeout: 90_000 }, async () => {
-    const path = await writeFixture(tmp.file('render.pdf'), await makeTextPdf([['Rendered for OCR', 'Order number 31337', 'Total 45.60 EUR']]))
+  it('renders text PDF pages for OCR with pdf.js on Node 20 (transferToFixedLength polyfill) and with pdftoppm', {
+    timeout: 90_000,
+  }, async () => {
+    const path = await writeFixture(
+      tmp.file('render.pdf'),
+      await makeTextPdf([['Rendered for OCR', 'Order number 31337', 'Total 45.60 EUR']]),
+    )
     const rasterisers = ['pdfjs', ...((await findPdftoppm()) ? (['pdftoppm'] as const) : [])] as const
     const doc = await openPdf(path, { withCanvas: true })
     try {
@@ -162,17 +181,26 @@ describe.skipIf(!FONT_AVAILABLE)('parseDocument', { timeout: 60_000 }, () => {
     const garbage = await writeFixture(tmp.file('garbage.bmp'), Buffer.from('BM this is not a bitmap'))
     await expect(ocr.recognize(garbage)).rejects.toMatchObject({ name: 'ExtractionError', code: 'ocr_failed' })
     // The engine keeps working after a failed job.
-    expect((await ocr.recognize(await renderTextPng(['Still working'], { width: 500 }))).text).toContain('Still working')
+    expect((await ocr.recognize(await renderTextPng(['Still working'], { width: 500 }))).text).toContain(
+      'Still working',
+    )
     const noModel = createOcrEngine({ langPath: tmp.dir })
-    await expect(noModel.recognize(invoicePng)).rejects.toMatchObject({ code: 'ocr_failed' })
+    await expect(noModel.recognize(invoicePng)).rejects.toMatchObject({ code: 'ocr_unavailable' })
     await noModel.close()
   })
 
   it('splits DOCX text into pages of about 3,000 characters', async () => {
     const short = await writeFixture(tmp.file('short.docx'), await makeDocx(['Invoice No: D-1', 'Total: 10.00 EUR']))
-    expect(await parseDocument(short, 'docx')).toEqual({ pages: ['Invoice No: D-1\nTotal: 10.00 EUR'], ocrPages: [] })
+    expect(await parseDocument(short, 'docx')).toEqual({
+      pages: ['Invoice No: D-1\nTotal: 10.00 EUR'],
+      ocrPages: [],
+      layouts: [null],
+    })
 
-    const paragraphs = Array.from({ length: 40 }, (_, i) => `Paragraph ${i + 1}: ${'words and more words '.repeat(8).trim()}.`)
+    const paragraphs = Array.from(
+      { length: 40 },
+      (_, i) => `Paragraph ${i + 1}: ${'words and more words '.repeat(8).trim()}.`,
+    )
     const long = await writeFixture(tmp.file('long.docx'), await makeDocx(paragraphs))
     const parsed = await parseDocument(long, 'docx')
     const total = paragraphs.join('\n').length

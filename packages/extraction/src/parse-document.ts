@@ -3,7 +3,9 @@ import type { FileType } from './file-types.ts'
 import { countImagePages, imagePageForOcr } from './image-pages.ts'
 import { createOcrEngine, type OcrEngine } from './ocr.ts'
 import { paginateText } from './paginate-text.ts'
+import type { PageLayout } from './page-layout.ts'
 import { openPdf, type PdfDocument } from './pdf-document.ts'
+import { pdfPageWords } from './pdf-page-words.ts'
 import { layoutPageText, visibleCharCount, type PdfTextItem } from './pdf-page-text.ts'
 import { rasterisePdfPage, resolveRasteriser, type RasteriserChoice } from './rasterise-pdf-page.ts'
 
@@ -12,6 +14,8 @@ export type ParsedDocument = {
   pages: string[]
   /** 1-based numbers of the pages whose text came from OCR. */
   ocrPages: number[]
+  /** Words with positions per page (index-aligned with `pages`); null where unknown (DOCX). */
+  layouts: Array<PageLayout | null>
 }
 
 export type ParseOptions = {
@@ -48,16 +52,21 @@ export async function parseDocument(path: string, type: FileType, opts: ParseOpt
 
 async function parseDocx(path: string): Promise<ParsedDocument> {
   const text = await readDocxText(path)
-  return { pages: paginateText(text, pagesForTextLength(text.length)), ocrPages: [] }
+  const pages = paginateText(text, pagesForTextLength(text.length))
+  return { pages, ocrPages: [], layouts: pages.map(() => null) }
 }
 
 async function parseImage(path: string, type: FileType, ocr: OcrEngine): Promise<ParsedDocument> {
   const count = await countImagePages(path, type)
-  const pages = await mapWithConcurrency(count, ocr.workers, async (i) => {
+  const results = await mapWithConcurrency(count, ocr.workers, async (i) => {
     const input = await imagePageForOcr(path, type, i)
-    return (await ocr.recognize(input)).text
+    return ocr.recognize(input)
   })
-  return { pages, ocrPages: pages.map((_, i) => i + 1) }
+  return {
+    pages: results.map((r) => r.text),
+    ocrPages: results.map((_, i) => i + 1),
+    layouts: results.map((r, i) => ({ page: i + 1, words: r.words ?? [] })),
+  }
 }
 
 async function parsePdf(path: string, ocr: OcrEngine, opts: ParseOptions): Promise<ParsedDocument> {
@@ -65,10 +74,12 @@ async function parsePdf(path: string, ocr: OcrEngine, opts: ParseOptions): Promi
   const doc = await openPdf(path, { withCanvas: true })
   try {
     const pages: string[] = []
+    const layouts: Array<PageLayout | null> = []
     const needOcr: number[] = []
     for (let n = 1; n <= doc.numPages; n++) {
-      const text = await pageText(doc, n)
+      const { text, layout } = await pageText(doc, n)
       pages.push(text)
+      layouts.push(layout)
       // pdf.js keeps parsed pages and fonts cached; release them now and then on long documents.
       if (n % 50 === 0) await doc.cleanup()
       if (visibleCharCount(text) < minChars) needOcr.push(n)
@@ -79,28 +90,30 @@ async function parsePdf(path: string, ocr: OcrEngine, opts: ParseOptions): Promi
       const results = await mapWithConcurrency(needOcr.length, ocr.workers, async (i) => {
         const pageNumber = needOcr[i] as number
         const image = await rasterisePdfPage({ path, doc, pageNumber, rasteriser, dpi: opts.dpi })
-        return (await ocr.recognize(image)).text
+        return ocr.recognize(image)
       })
-      results.forEach((text, i) => {
+      results.forEach(({ text, words }, i) => {
         const pageNumber = needOcr[i] as number
         if (visibleCharCount(text) > visibleCharCount(pages[pageNumber - 1] ?? '')) {
           pages[pageNumber - 1] = text
+          layouts[pageNumber - 1] = { page: pageNumber, words: words ?? [] }
           ocrPages.push(pageNumber)
         }
       })
     }
-    return { pages, ocrPages }
+    return { pages, ocrPages, layouts }
   } finally {
     await doc.destroy()
   }
 }
 
-async function pageText(doc: PdfDocument, pageNumber: number): Promise<string> {
+async function pageText(doc: PdfDocument, pageNumber: number): Promise<{ text: string; layout: PageLayout }> {
   const page = await doc.getPage(pageNumber)
   try {
     const content = await page.getTextContent()
     const items = content.items.filter((item): item is typeof item & PdfTextItem => 'str' in item)
-    return layoutPageText(items)
+    const words = pdfPageWords(items, page.getViewport({ scale: 1 }))
+    return { text: layoutPageText(items), layout: { page: pageNumber, words } }
   } finally {
     page.cleanup()
   }

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { layoutPageText } from './pdf-page-text.ts'
 
-const item = (str: string, x: number, y: number, size = 10) => ({ str, transform: [size, 0, 0, size, x, y], width: str.length * size * 0.5, height: size })
+const item = (str: string, x: number, y: number, size = 10) => ({
+  str,
+  transform: [size, 0, 0, size, x, y],
+  width: str.length * size * 0.5,
+  height: size,
+})
 
 describe('layoutPageText', () => {
   it('orders runs top to bottom, left to right, spaces near runs and separates columns', () => {

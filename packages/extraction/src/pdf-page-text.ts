@@ -47,7 +47,10 @@ export function layoutPageText(items: readonly PdfTextItem[]): string {
     out.push(joinLine(line))
     previous = line
   }
-  return out.join('\n').replace(/[ \t]+$/gm, '').trim()
+  return out
+    .join('\n')
+    .replace(/[ \t]+$/gm, '')
+    .trim()
 }
 
 function joinLine(line: Line): string {

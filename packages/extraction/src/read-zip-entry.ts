@@ -47,7 +47,11 @@ async function findCentralDirectory(handle: FileHandle, fileSize: number): Promi
  * the end record, the central directory and that entry's bytes only.
  * Returns null when the file is not a readable ZIP, the entry is absent, or it inflates past maxBytes.
  */
-export async function readZipEntry(path: string, entryName: string, maxBytes = 4 * 1024 * 1024): Promise<Buffer | null> {
+export async function readZipEntry(
+  path: string,
+  entryName: string,
+  maxBytes = 4 * 1024 * 1024,
+): Promise<Buffer | null> {
   const handle = await open(path, 'r')
   try {
     const { size: fileSize } = await handle.stat()
@@ -74,7 +78,10 @@ export async function readZipEntry(path: string, entryName: string, maxBytes = 4
             if (id === 0x0001) {
               let q = e + 4
               if (central.readUInt32LE(p + 24) === 0xffffffff) q += 8
-              if (compressedSize === 0xffffffff) { compressedSize = Number(extra.readBigUInt64LE(q)); q += 8 }
+              if (compressedSize === 0xffffffff) {
+                compressedSize = Number(extra.readBigUInt64LE(q))
+                q += 8
+              }
               if (localOffset === 0xffffffff) localOffset = Number(extra.readBigUInt64LE(q))
               break
             }

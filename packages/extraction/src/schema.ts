@@ -43,8 +43,16 @@ export type DocumentType = z.input<typeof DocumentType>
 export const SplitMode = z.enum(['none', 'per_page', 'by_type'])
 export type SplitMode = z.infer<typeof SplitMode>
 
-/** One extracted field. Not found: `{ value: null, confidence: 0 }`. */
-export type FieldValue = { value: string | number | null; confidence: number }
+/**
+ * One extracted field. Not found: `{ value: null, confidence: 0 }`. `page` (1-based) and `bbox`
+ * (`[x0, y0, x1, y1]` in page fractions) say where it was read, each omitted when unknown.
+ */
+export type FieldValue = {
+  value: string | number | null
+  confidence: number
+  page?: number
+  bbox?: [number, number, number, number]
+}
 
 export type ExtractedFields = Record<string, FieldValue>
 

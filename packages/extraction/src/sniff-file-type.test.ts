@@ -37,7 +37,7 @@ describe('sniffFileType', { timeout: 30_000 }, () => {
     const empty = await writeFixture(tmp.file('empty.png'), '')
     expect(await sniffFileType(empty)).toBeNull()
     // A zip that is not a Word document (here: an xlsx-less bare zip made from a stored entry).
-    const zip = Buffer.from('504b0506' + '00'.repeat(18), 'hex')
+    const zip = Buffer.from(`504b0506${'00'.repeat(18)}`, 'hex')
     expect(await sniffFileType(await writeFixture(tmp.file('doc.docx'), zip))).toBeNull()
   })
 })

@@ -17,7 +17,9 @@ describe('splitPages', () => {
   ]
 
   it('none: one group with every page, classified on the whole text', () => {
-    expect(splitPages(pages, 'none', types)).toEqual([{ pages: [1, 2, 3, 4, 5], type: 'invoice', schemaId: 'invoice', confidence: expect.any(Number) }])
+    expect(splitPages(pages, 'none', types)).toEqual([
+      { pages: [1, 2, 3, 4, 5], type: 'invoice', schemaId: 'invoice', confidence: expect.any(Number) },
+    ])
   })
 
   it('per_page: one group per page, each classified on its own', () => {
@@ -53,7 +55,9 @@ describe('splitPages', () => {
   })
 
   it('by_type with nothing classifiable gives one untyped group; no pages gives none', () => {
-    expect(splitPages(['a', 'b'], 'by_type', types)).toEqual([{ pages: [1, 2], type: null, schemaId: null, confidence: 0 }])
+    expect(splitPages(['a', 'b'], 'by_type', types)).toEqual([
+      { pages: [1, 2], type: null, schemaId: null, confidence: 0 },
+    ])
     expect(splitPages([], 'by_type', types)).toEqual([])
   })
 })

@@ -21,7 +21,11 @@ const FIRST_PAGE_MARK = /(?<![\p{L}\p{N}])(?:page|seite|página|pagina)\s*1\s*(?
  *   group); a page marked "Page 1 of N" starts a new group even when the type repeats.
  * No pages → `[]`.
  */
-export function splitPages(pages: readonly string[], mode: SplitMode, documentTypes: readonly DocumentType[]): SplitGroup[] {
+export function splitPages(
+  pages: readonly string[],
+  mode: SplitMode,
+  documentTypes: readonly DocumentType[],
+): SplitGroup[] {
   if (pages.length === 0) return []
   const numbers = pages.map((_, i) => i + 1)
   if (mode === 'none') return [group(numbers, classify(pages.join('\n\n'), documentTypes))]

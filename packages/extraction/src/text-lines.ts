@@ -1,5 +1,12 @@
 /** A run of text on a line, separated from its neighbours by a wide gap (2+ spaces, a tab, `|`). */
-export type Cell = { text: string; start: number; end: number; column: number }
+export type Cell = {
+  text: string
+  start: number
+  end: number
+  column: number
+  /** Horizontal extent on the page (fractions), when the text was rebuilt from positioned words. */
+  x?: [number, number]
+}
 
 export type Line = { text: string; start: number; end: number; cells: Cell[] }
 
@@ -22,7 +29,10 @@ export function normaliseText(text: string): string {
 
 const CELL_GAP = /\s{2,}|\s*\|\s*/g
 
-export function toTextDoc(raw: string): TextDoc {
+/** Horizontal extent of the words between two offsets, when positions are known. */
+export type XRangeOf = (start: number, end: number) => [number, number] | undefined
+
+export function toTextDoc(raw: string, xRangeOf?: XRangeOf): TextDoc {
   const text = normaliseText(raw)
   const lines: Line[] = []
   let start = 0
@@ -35,7 +45,11 @@ export function toTextDoc(raw: string): TextDoc {
       const raw = lineText.slice(from, to)
       const lead = raw.length - raw.trimStart().length
       const content = raw.trim()
-      if (content) cells.push({ text: content, start: start + from + lead, end: start + from + lead + content.length, column })
+      if (content) {
+        const cellStart = start + from + lead
+        const x = xRangeOf?.(cellStart, cellStart + content.length)
+        cells.push({ text: content, start: cellStart, end: cellStart + content.length, column, ...(x ? { x } : {}) })
+      }
       column++
     }
     for (const gap of lineText.matchAll(CELL_GAP)) {
@@ -81,6 +95,8 @@ export function cellAt(line: Line, pos: number): Cell | undefined {
 export function trimTrailingPunctuation(value: string): string {
   return value
     .replace(/[\s,;:\-–—]+$/, '')
-    .replace(/\.+$/, (_dot, at: number, whole: string) => (/(?:^|\s)(?:\p{L}{1,5}\.)*\p{L}{1,5}$/u.test(whole.slice(0, at)) ? '.' : ''))
+    .replace(/\.+$/, (_dot, at: number, whole: string) =>
+      /(?:^|\s)(?:\p{L}{1,5}\.)*\p{L}{1,5}$/u.test(whole.slice(0, at)) ? '.' : '',
+    )
     .replace(/[\s,;:\-–—]+$/, '')
 }

@@ -16,7 +16,11 @@ import sharp from 'sharp'
 export const FONT_FILE = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf'
 export const FONT_AVAILABLE = existsSync(FONT_FILE)
 
-export async function makeTempDir(): Promise<{ dir: string; file: (name: string) => string; cleanup: () => Promise<void> }> {
+export async function makeTempDir(): Promise<{
+  dir: string
+  file: (name: string) => string
+  cleanup: () => Promise<void>
+}> {
   const dir = await mkdtemp(join(tmpdir(), 'quire-extraction-test-'))
   return { dir, file: (name) => join(dir, name), cleanup: () => rm(dir, { recursive: true, force: true }) }
 }
@@ -81,12 +85,18 @@ export async function makeImagePdf(pngs: Buffer[]): Promise<Uint8Array> {
 
 /** A multi-page TIFF, one page per PNG (all the same size). */
 export async function makeMultiPageTiff(pngs: Buffer[]): Promise<Buffer> {
-  return sharp(pngs, { join: { animated: true } }).tiff({ compression: 'lzw' }).toBuffer()
+  return sharp(pngs, { join: { animated: true } })
+    .tiff({ compression: 'lzw' })
+    .toBuffer()
 }
 
 /** An uncompressed 24-bit BMP (sharp cannot write BMP). */
 export async function makeBmp(png: Buffer): Promise<Buffer> {
-  const { data, info } = await sharp(png).flatten({ background: '#ffffff' }).removeAlpha().raw().toBuffer({ resolveWithObject: true })
+  const { data, info } = await sharp(png)
+    .flatten({ background: '#ffffff' })
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true })
   const { width, height, channels } = info
   const rowSize = Math.ceil((width * 3) / 4) * 4
   const pixelBytes = rowSize * height

@@ -46,23 +46,29 @@ export function presentFormAJobCreated(job: JobView) {
 
 export function presentFormAJob(job: JobView) {
   const status = formAStatus(job.status)
-  const ms = job.stages.reduce((n, s) => n + (s.ms ?? 0), 0)
+  // machine_seconds: the CPU time the stages really used (wall time for stages recorded before it was measured).
+  const cpuMs = job.stages.reduce((n, s) => n + (s.cpuMs ?? s.ms ?? 0), 0)
   return {
     id: job.id,
     status,
     ...(status === 'processing' ? { stage_now: formAStageName(job.stageNow ?? 'initialization') } : {}),
     pipeline: { id: job.pipeline.id, version: formAVersion(job.pipeline.version) },
-    documents: job.documents.map((d) => ({ id: d.id, status: d.status })),
+    // A failed document (a bad file of a batch, a split child) carries its error; the job goes on without it.
+    documents: job.documents.map((d) => ({
+      id: d.id,
+      status: d.status,
+      ...(d.error ? { error: d.error.message } : {}),
+    })),
     ...(job.sourceTag ? { source_tag: job.sourceTag } : {}),
     ...(job.metadata ? { metadata: job.metadata } : {}),
     run_kind: job.environment === 'test' ? 'test' : 'prod',
     created_at: job.createdAt.toISOString(),
     ...(job.completedAt ? { completed_at: job.completedAt.toISOString() } : {}),
-    machine_seconds: Math.ceil(ms / 1000),
+    machine_seconds: Math.ceil(cpuMs / 1000),
     trace: job.stages
       .filter((s) => s.stage !== 'source' && s.status !== 'skipped' && s.status !== 'running')
       .map((s) => ({ stage: formAStageName(s.stage), ms: s.ms ?? 0, ok: s.status === 'completed' && !s.error })),
-    ...(job.failedStage && status !== 'cancelled'
+    ...(job.failedStage && status === 'failed'
       ? { failed_stage: formAStageName(job.failedStage), error: job.errorMessage ?? job.errorCode ?? 'failed' }
       : {}),
   }
@@ -81,7 +87,7 @@ export function presentFormAWebhook(w: WebhookView, opts: { revealSecret: boolea
     headers: w.headers,
     ...(w.description ? { description: w.description } : {}),
     status: w.status,
-    hmac_secret: opts.revealSecret ? w.secret : '***',
+    hmac_secret: opts.revealSecret && w.secret ? w.secret : '***',
     created_at: w.createdAt.toISOString(),
   }
 }

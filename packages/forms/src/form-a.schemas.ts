@@ -7,7 +7,10 @@ export const FormAJobStatus = z.enum(['processing', 'completed', 'failed', 'canc
 
 const PipelineRef = z.object({
   id: z.string(),
-  version: z.string().regex(/^v\d+$/).describe('Pipeline version as "v<n>".'),
+  version: z
+    .string()
+    .regex(/^v\d+$/)
+    .describe('Pipeline version as "v<n>".'),
 })
 
 /** 202 body of `POST /v1/jobs`: one object for the whole batch. */
@@ -30,7 +33,13 @@ export const FormAJob = z
     status: FormAJobStatus,
     stage_now: z.string().optional().describe('Present while `processing`.'),
     pipeline: PipelineRef,
-    documents: z.array(z.object({ id: z.string(), status: z.string().describe('Document status, e.g. `completed`, `in_review`.') })),
+    documents: z.array(
+      z.object({
+        id: z.string(),
+        status: z.string().describe('Document status, e.g. `completed`, `in_review`, `failed`.'),
+        error: z.string().optional().describe('Why the document failed; present when its status is `failed`.'),
+      }),
+    ),
     source_tag: z.string().optional(),
     metadata: z.record(z.string(), z.string()).optional().describe('Echo of the submitted metadata.'),
     run_kind: z.enum(['prod', 'test']),

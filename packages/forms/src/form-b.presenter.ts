@@ -1,3 +1,4 @@
+import { isFinalStatus } from '@quire/domain'
 import type { JobView, WebhookView } from '@quire/core'
 
 export type FormBInclude = { stages: boolean; result: boolean }
@@ -12,9 +13,12 @@ const apiType = (job: JobView) => (job.pipeline.id === 'parse' ? 'parse' : 'extr
 export function presentFormBJob(job: JobView, include: FormBInclude, now = new Date()) {
   const file = job.files[0]
   const end = job.completedAt ?? now
+  // DESIGN: a blocked job (parked for an operator) is shown as `processing`, with the stage it waits in.
+  const status = job.status === 'blocked' ? 'processing' : job.status
   return {
     job_id: job.id,
-    status: job.status,
+    status,
+    ...(!isFinalStatus(job.status) && job.stageNow ? { stage_now: job.stageNow } : {}),
     api_type: apiType(job),
     execution_mode: job.executionMode,
     priority: job.priority,
@@ -31,6 +35,16 @@ export function presentFormBJob(job: JobView, include: FormBInclude, now = new D
     job.failedStage
       ? { error: { code: job.errorCode ?? 'failed', message: job.errorMessage ?? '', stage: job.failedStage } }
       : {}),
+    // A job paused for review names the documents a reviewer must decide (POST /v1/documents/{id}/review).
+    ...(job.status === 'awaiting_review'
+      ? {
+          review: {
+            documents: job.documents
+              .filter((d) => d.status === 'in_review' || d.status === 'escalated')
+              .map((d) => ({ id: d.id, status: d.status })),
+          },
+        }
+      : {}),
     ...(include.stages
       ? {
           stages: job.stages
@@ -43,15 +57,24 @@ export function presentFormBJob(job: JobView, include: FormBInclude, now = new D
               ms: s.ms,
               credits: s.credits,
               attempts: s.attempts,
+              ...(s.error ? { error: s.error } : {}),
             })),
         }
       : {}),
-    ...(include.result && job.status === 'completed'
+    // completed_with_errors has a partial result: the good documents' data, and the failed ones with their error.
+    ...(include.result && (job.status === 'completed' || job.status === 'completed_with_errors')
       ? {
           result: {
             documents: job.documents
               .filter((d) => d.status !== 'split')
-              .map((d) => ({ id: d.id, type: d.type, schema_id: d.schemaId, pages: d.pages, data: d.data ?? {} })),
+              .map((d) => ({
+                id: d.id,
+                type: d.type,
+                schema_id: d.schemaId,
+                pages: d.pages,
+                data: d.data ?? {},
+                ...(d.error ? { status: d.status, error: d.error } : {}),
+              })),
           },
         }
       : {}),
@@ -81,14 +104,13 @@ export function presentFormBWebhook(w: WebhookView, opts: { revealSecret: boolea
     name: w.name,
     url: w.url,
     events: w.events.length ? w.events : ['*'],
-    auth:
-      auth.type === 'api_key' ? 'apikey' : auth.type === 'basic' ? 'basic' : 'none',
+    auth: auth.type === 'api_key' ? 'apikey' : auth.type === 'basic' ? 'basic' : 'none',
     ...(auth.type === 'api_key'
       ? { apikey: { location: auth.location ?? 'header', name: auth.headerName, key: '***' } }
       : {}),
     ...(auth.type === 'basic' ? { basic: { username: auth.username, password: '***' } } : {}),
     status: w.status,
-    ...(opts.revealSecret ? { secret: w.secret } : {}),
+    ...(opts.revealSecret && w.secret ? { secret: w.secret } : {}),
     created_at: w.createdAt.toISOString(),
   }
 }

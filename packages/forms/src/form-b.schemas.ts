@@ -7,13 +7,22 @@ import { ExtractedData, Timestamp, WebhookStatus } from './shared.schemas.ts'
 export const FormBJobStatus = z.enum(JOB_STATUSES)
 
 export const FormBStage = z.object({
-  stage: z.string().describe('Stage name: `initialization`, `parse`, `split_classify`, `extract`, `validate`, `post_processing`, `destination`.'),
+  stage: z
+    .string()
+    .describe(
+      'Stage name: `initialization`, `parse`, `split_classify`, `extract`, `validate`, `post_processing`, `destination`.',
+    ),
   status: z.enum(['running', 'completed', 'failed', 'skipped']),
   started_at: Timestamp,
   completed_at: Timestamp.nullable(),
   ms: z.number().int().min(0).nullable(),
   credits: z.number().int().min(0),
-  attempts: z.number().int().min(0).describe('How many times the stage was started; above 1 after a retry (for example a crashed worker).'),
+  attempts: z
+    .number()
+    .int()
+    .min(0)
+    .describe('How many times the stage was started; above 1 after a retry (for example a crashed worker).'),
+  error: z.string().optional().describe('What failed in this stage (a document that could not be read, ...).'),
 })
 
 export const FormBResultDocument = z.object({
@@ -22,6 +31,8 @@ export const FormBResultDocument = z.object({
   schema_id: z.string().nullable(),
   pages: z.array(z.number().int().min(1)),
   data: ExtractedData,
+  status: z.literal('failed').optional().describe('Present on a document that failed (`completed_with_errors`).'),
+  error: z.object({ code: z.string(), message: z.string() }).optional().describe('Why the document failed.'),
 })
 
 /** `GET /v1/jobs/{job_id}`, list items, cancel, and finished entries of a sync submission. */
@@ -29,6 +40,7 @@ export const FormBJob = z
   .object({
     job_id: z.string(),
     status: FormBJobStatus,
+    stage_now: z.string().optional().describe('While the job is not final: the stage it is in or waits in.'),
     api_type: z.enum(['parse', 'extract']),
     execution_mode: z.enum(['async', 'sync']),
     priority: z.enum(['standard', 'high']),
@@ -45,11 +57,17 @@ export const FormBJob = z
       .object({ code: z.string(), message: z.string(), stage: z.string() })
       .optional()
       .describe('On `failed`, `timed_out` and `completed_with_errors` (the first failing stage).'),
+    review: z
+      .object({
+        documents: z.array(z.object({ id: z.string(), status: z.enum(['in_review', 'escalated']) })),
+      })
+      .optional()
+      .describe('On `awaiting_review`: the documents waiting for a decision (`POST /v1/documents/{id}/review`).'),
     stages: z.array(FormBStage).optional().describe('Only with `include=stages`.'),
     result: z
       .object({ documents: z.array(FormBResultDocument) })
       .optional()
-      .describe('Only with `include=result` and when `status` is `completed`.'),
+      .describe('Only with `include=result` and when `status` is `completed` or `completed_with_errors`.'),
   })
   .describe('A job (Form B).')
 
@@ -61,7 +79,10 @@ export const FormBJobSubmitted = z
     execution_mode: z.enum(['async', 'sync']),
     status_url: z.url().describe('Absolute URL of the job.'),
     result_url: z.url().describe('`status_url` with `include=result`.'),
-    degradation_reason: z.literal('sync_budget_exceeded').optional().describe('Set when `mode=sync` ran past the sync window.'),
+    degradation_reason: z
+      .literal('sync_budget_exceeded')
+      .optional()
+      .describe('Set when `mode=sync` ran past the sync window.'),
     submitted_at: Timestamp,
     client_reference_id: z.string().optional().describe('Present when sent.'),
   })

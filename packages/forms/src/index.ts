@@ -32,3 +32,20 @@ export {
   FormBWebhookWithSecret,
 } from './form-b.schemas.ts'
 export { PipelineSchemas } from './pipeline.schemas.ts'
+export {
+  API_FORMS,
+  formProfile,
+  type ApiForm,
+  type DeliveryContext,
+  type FormProfile,
+  type RetrySettings,
+} from './form-profile.ts'
+export { FormACreateWebhook, FormBCreateWebhook, parseFormAWebhook, parseFormBWebhook } from './webhook-requests.ts'
+export {
+  checkMetadata,
+  FormABucketFileRef,
+  FormASubmitFields,
+  FormASubmitJson,
+  FormBSubmitFields,
+  parseMetadata,
+} from './submit-requests.ts'

@@ -11,6 +11,7 @@ const stage = (name: string, status: string, ms: number | null, over: Partial<Jo
   startedAt: at(0),
   completedAt: ms === null ? null : at(ms),
   ms,
+  cpuMs: ms,
   credits: 0,
   attempts: 1,
   error: null,
@@ -53,7 +54,12 @@ const doc = (over: Partial<JobView['documents'][number]> = {}): JobView['documen
   type: 'invoice',
   schemaId: 'invoice',
   pages: [1],
-  data: { invoice_number: { value: 'INV-1', confidence: 0.93 }, amount: { value: 1200, confidence: 0.8 }, due_date: { value: null, confidence: 0 } },
+  data: {
+    invoice_number: { value: 'INV-1', confidence: 0.93 },
+    amount: { value: 1200, confidence: 0.8 },
+    due_date: { value: null, confidence: 0 },
+  },
+  error: null,
   ...over,
 })
 
@@ -94,7 +100,15 @@ export const jobs: Record<string, JobView> = {
     documents: [
       doc({ id: 'doc_0', status: 'split', type: null, schemaId: null, pages: [1, 2], data: null }),
       doc({ id: 'doc_1', parentId: 'doc_0' }),
-      doc({ id: 'doc_2', parentId: 'doc_0', status: 'in_review', pages: [2], type: 'receipt', schemaId: 'generic', data: {} }),
+      doc({
+        id: 'doc_2',
+        parentId: 'doc_0',
+        status: 'in_review',
+        pages: [2],
+        type: 'receipt',
+        schemaId: 'generic',
+        data: {},
+      }),
     ],
     stages: allStages,
   },
@@ -116,10 +130,26 @@ export const jobs: Record<string, JobView> = {
     errorCode: 'VALIDATION_FAILED',
     errorMessage: 'required field missing',
     completedAt: at(1500),
-    documents: [doc()],
+    documents: [
+      doc(),
+      doc({
+        id: 'doc_2',
+        status: 'failed',
+        data: null,
+        error: { code: 'corrupt_file', message: 'file "b.pdf" is damaged: PDF could not be read' },
+      }),
+    ],
     stages: allStages,
   },
   cancelled: { ...base, status: 'cancelled', stageNow: null, completedAt: at(100) },
+  awaitingReview: {
+    ...base,
+    status: 'awaiting_review',
+    stageNow: 'validate',
+    startedAt: at(5),
+    documents: [doc({ status: 'in_review' }), doc({ id: 'doc_2', status: 'escalated' })],
+    stages: allStages.slice(0, 6),
+  },
   syncRunning: {
     ...base,
     status: 'processing',

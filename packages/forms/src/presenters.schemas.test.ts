@@ -43,7 +43,10 @@ describe('Form A response schemas match the presenters', () => {
     expect(seen).toEqual(declared(FormAJob))
   })
   it('webhook, secret revealed and masked', () => {
-    const seen = conforms(FormAWebhook, webhooks.flatMap((w) => [true, false].map((revealSecret) => presentFormAWebhook(w, { revealSecret }))))
+    const seen = conforms(
+      FormAWebhook,
+      webhooks.flatMap((w) => [true, false].map((revealSecret) => presentFormAWebhook(w, { revealSecret }))),
+    )
     expect(seen).toEqual(declared(FormAWebhook))
     expect(presentFormAWebhook(webhooks[0]!, { revealSecret: false }).hmac_secret).toBe('***')
   })
@@ -51,17 +54,29 @@ describe('Form A response schemas match the presenters', () => {
 
 describe('Form B response schemas match the presenters', () => {
   it('job, every include combination', () => {
-    const seen = conforms(FormBJob, views.flatMap((j) => include.map((inc) => presentFormBJob(j, inc, at(5000)))))
+    const seen = conforms(
+      FormBJob,
+      views.flatMap((j) => include.map((inc) => presentFormBJob(j, inc, at(5000)))),
+    )
     expect(seen).toEqual(declared(FormBJob))
   })
   it('submitted entry', () => {
-    const seen = conforms(FormBJobSubmitted, views.map((j) => presentFormBSubmitted(j, 'https://quire.example')))
+    const seen = conforms(
+      FormBJobSubmitted,
+      views.map((j) => presentFormBSubmitted(j, 'https://quire.example')),
+    )
     expect(seen).toEqual(declared(FormBJobSubmitted))
   })
   it('webhook: read back without the secret, created with it', () => {
-    const read = conforms(FormBWebhook, webhooks.map((w) => presentFormBWebhook(w, { revealSecret: false })))
+    const read = conforms(
+      FormBWebhook,
+      webhooks.map((w) => presentFormBWebhook(w, { revealSecret: false })),
+    )
     expect(read).toEqual(declared(FormBWebhook))
-    const created = conforms(FormBWebhookWithSecret, webhooks.map((w) => presentFormBWebhook(w, { revealSecret: true })))
+    const created = conforms(
+      FormBWebhookWithSecret,
+      webhooks.map((w) => presentFormBWebhook(w, { revealSecret: true })),
+    )
     expect(created).toEqual(declared(FormBWebhookWithSecret))
   })
 })
@@ -70,7 +85,12 @@ describe('pipeline response schemas match the presenter in each form', () => {
   for (const form of ['A', 'B'] as const) {
     it(`Form ${form}`, () => {
       const { Pipeline, PipelineVersionCreated } = PipelineSchemas[form]
-      expect(conforms(Pipeline, pipelines.map((p) => presentPipeline(p, form)))).toEqual(declared(Pipeline))
+      expect(
+        conforms(
+          Pipeline,
+          pipelines.map((p) => presentPipeline(p, form)),
+        ),
+      ).toEqual(declared(Pipeline))
       // POST /v1/pipelines/{id}/versions adds the new version number, in the form's notation.
       const created = pipelines.map((p) => ({ ...presentPipeline(p, form), version: form === 'A' ? 'v2' : 2 }))
       expect(conforms(PipelineVersionCreated, created)).toEqual(declared(PipelineVersionCreated))

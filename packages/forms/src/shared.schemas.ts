@@ -9,17 +9,30 @@ import { z } from 'zod'
 /** RFC 3339 timestamp in UTC, as `Date.toISOString()` writes it. */
 export const Timestamp = z.iso.datetime().describe('RFC 3339 timestamp (UTC).')
 
-/** One extracted field: `{value, confidence}`; a field not found reads `{value: null, confidence: 0}`. */
+/**
+ * One extracted field: `{value, confidence}`; a field not found reads `{value: null, confidence: 0}`. `page` and
+ * `bbox` say where it was read, each omitted when unknown (DESIGN, More contracts: Extraction).
+ */
 export const ExtractedField = z
   .object({
-    value: z.unknown().describe('Normalised value: dates YYYY-MM-DD, amounts JSON numbers, currencies ISO 4217; null when not found.'),
+    value: z
+      .unknown()
+      .describe('Normalised value: dates YYYY-MM-DD, amounts JSON numbers, currencies ISO 4217; null when not found.'),
     confidence: z.number().min(0).max(1),
+    page: z.number().int().min(1).optional().describe('1-based page of the file the value was read on.'),
+    bbox: z
+      .array(z.number().min(0).max(1))
+      .length(4)
+      .optional()
+      .describe('Where on the page: [x0, y0, x1, y1] in fractions of its width and height, origin top left.'),
   })
   .describe('One extracted field.')
 
 export const ExtractedData = z.record(z.string(), ExtractedField).describe('Extracted fields by name.')
 
-export const WebhookStatus = z.enum(['active', 'failing']).describe('`failing` after persistent delivery failure (Form B); re-enable with PATCH.')
+export const WebhookStatus = z
+  .enum(['active', 'failing'])
+  .describe('`failing` after persistent delivery failure (Form B); re-enable with PATCH.')
 
 /** Cursor page object of `GET /v1/jobs`. */
 export const CursorPage = z.object({

@@ -31,15 +31,34 @@ describe('Form A routing (spec: Form A events)', () => {
   })
   it('job.completed fires for completed_with_errors, not for a clean completion', () => {
     const clean = event({ type: 'job.finished', stage: null, transition: null, data: { status: 'completed' } })
-    expect(formARecipients(clean, bindings, [{ id: 'subscriber', events: ['job.completed'], status: 'active' }])).toEqual([])
-    const partial = event({ type: 'job.finished', stage: null, transition: null, data: { status: 'completed_with_errors' } })
-    expect(formARecipients(partial, bindings, [{ id: 'subscriber', events: ['job.completed'], status: 'active' }])).toEqual([
-      { webhookId: 'subscriber', type: 'job.completed' },
-    ])
+    expect(
+      formARecipients(clean, bindings, [{ id: 'subscriber', events: ['job.completed'], status: 'active' }]),
+    ).toEqual([])
+    const partial = event({
+      type: 'job.finished',
+      stage: null,
+      transition: null,
+      data: { status: 'completed_with_errors' },
+    })
+    expect(
+      formARecipients(partial, bindings, [{ id: 'subscriber', events: ['job.completed'], status: 'active' }]),
+    ).toEqual([{ webhookId: 'subscriber', type: 'job.completed' }])
+  })
+  it('job.blocked and error_group.* go to bound subscribers in Form A, and are not Form B events', () => {
+    const ops = [{ id: 'subscriber', events: ['job.blocked', 'error_group.escalated'], status: 'active' as const }]
+    for (const type of ['job.blocked', 'error_group.escalated'] as const) {
+      const e = event({ type, stage: null, transition: null, data: { error_group_id: 'egr_1' } })
+      expect(formARecipients(e, bindings, ops)).toEqual([{ webhookId: 'subscriber', type }])
+      expect(formBRecipients(e, [{ id: 'all', events: [], status: 'active' }])).toEqual([])
+    }
+    const opened = event({ type: 'error_group.opened', stage: null, transition: null })
+    expect(formARecipients(opened, bindings, ops)).toEqual([])
   })
   it('source.entered and validate stage events never fire', () => {
     const b = { source: { entry_webhook_id: 'bound' }, validate: { exit_webhook_id: 'bound' } }
-    expect(formARecipients(event({ stage: 'source', transition: 'entered', type: 'stage.entered' }), b, hooks)).toEqual([])
+    expect(formARecipients(event({ stage: 'source', transition: 'entered', type: 'stage.entered' }), b, hooks)).toEqual(
+      [],
+    )
     expect(formARecipients(event({ stage: 'validate' }), b, hooks)).toEqual([])
   })
 })

@@ -54,6 +54,14 @@ export function formAEventType(e: StoredEvent): string | null {
     return null
   }
   if (e.type === 'document.review_required') return 'job.review_required'
+  // A blocked job and its error group; delivered like the other job events (to bound webhooks listing them).
+  if (
+    e.type === 'job.blocked' ||
+    e.type === 'error_group.opened' ||
+    e.type === 'error_group.escalated' ||
+    e.type === 'error_group.resolved'
+  )
+    return e.type
   return null
 }
 

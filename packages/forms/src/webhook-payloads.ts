@@ -34,7 +34,11 @@ export function buildFormAPayload(opts: {
       exited && job
         ? {
             job: {
-              ...presentFormAJob({ ...job, status: snapshot.status ?? job.status, stageNow: snapshot.stage_now ?? job.stageNow }),
+              ...presentFormAJob({
+                ...job,
+                status: snapshot.status ?? job.status,
+                stageNow: snapshot.stage_now ?? job.stageNow,
+              }),
               job_id: job.id,
               execution_mode: job.executionMode,
               priority: job.priority,
@@ -60,9 +64,7 @@ export function buildFormBPayload(opts: {
       pipeline_id: job.pipeline.id,
       status: event.data.status ?? job.status,
       documents: job.documents.filter((d) => d.status !== 'split').map((d) => d.id),
-      ...(opts.type === 'job.failed'
-        ? { error: presentFormBJob(job, { stages: false, result: false }).error }
-        : {}),
+      ...(opts.type === 'job.failed' ? { error: presentFormBJob(job, { stages: false, result: false }).error } : {}),
     }
   } else if (job && opts.type === 'job.started') {
     data = { job_id: job.id, pipeline_id: job.pipeline.id, status: 'processing' }

@@ -31,7 +31,16 @@ const settle = (jobId: string, used: number) => db.$transaction((tx) => settleCr
 
 function jobRow(workspaceId: string, jobId: string, status: 'queued' | 'failed' | 'completed' = 'queued') {
   return db.job.create({
-    data: { id: jobId, workspaceId, pipelineId: 'parse', pipelineVersion: 1, definition: {}, status, pageCount: 1, creditsReserved: 0 },
+    data: {
+      id: jobId,
+      workspaceId,
+      pipelineId: 'parse',
+      pipelineVersion: 1,
+      definition: {},
+      status,
+      pageCount: 1,
+      creditsReserved: 0,
+    },
   })
 }
 
@@ -79,7 +88,9 @@ describe('ledger on real PostgreSQL', () => {
     const ws = await workspace(3)
     await expect(reserve(ws, 1.5)).rejects.toBeInstanceOf(RangeError)
     await expect(reserve(ws, -1)).rejects.toBeInstanceOf(RangeError)
-    await expect(db.$transaction((tx) => grantCredits(tx, { workspaceId: ws, amount: 2 ** 31 }))).rejects.toBeInstanceOf(RangeError)
+    await expect(
+      db.$transaction((tx) => grantCredits(tx, { workspaceId: ws, amount: 2 ** 31 })),
+    ).rejects.toBeInstanceOf(RangeError)
   })
 
   it('parallel reservations racing for the last credits: exactly floor(balance / cost) succeed', async () => {
@@ -120,7 +131,9 @@ describe('ledger on real PostgreSQL', () => {
 
   it('PostgreSQL itself refuses a negative balance, an entry on the wrong accounts and a second settle entry', async () => {
     const ws = await workspace(2)
-    await expect(db.$executeRaw`UPDATE workspaces SET credits_available = -1 WHERE id = ${ws}`).rejects.toThrow(/check/i)
+    await expect(db.$executeRaw`UPDATE workspaces SET credits_available = -1 WHERE id = ${ws}`).rejects.toThrow(
+      /check/i,
+    )
     const r = await reserve(ws, 2)
     await settle(r.jobId, 2)
     const insert = (kind: string, debit: string, credit: string) => db.$executeRaw`

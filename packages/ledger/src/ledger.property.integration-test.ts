@@ -15,7 +15,13 @@ beforeAll(() => {
 })
 afterAll(async () => db.$disconnect())
 
-type HoldModel = { jobId: string; amount: number; status: 'pending' | 'posted' | 'voided' | 'expired'; posted: number | null; month: number }
+type HoldModel = {
+  jobId: string
+  amount: number
+  status: 'pending' | 'posted' | 'voided' | 'expired'
+  posted: number | null
+  month: number
+}
 type Model = {
   granted: number
   available: number
@@ -42,7 +48,14 @@ const amount = fc.integer({ min: 0, max: 30 })
 const OP: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ t: fc.constant('grant' as const), amount: fc.integer({ min: 1, max: 60 }) }) },
   { weight: 4, arbitrary: fc.record({ t: fc.constant('reserve' as const), amount, crash: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant('race_reserve' as const), n: fc.integer({ min: 2, max: 8 }), amount: fc.integer({ min: 1, max: 15 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      t: fc.constant('race_reserve' as const),
+      n: fc.integer({ min: 2, max: 8 }),
+      amount: fc.integer({ min: 1, max: 15 }),
+    }),
+  },
   {
     weight: 3,
     arbitrary: fc.record({
@@ -52,11 +65,23 @@ const OP: fc.Arbitrary<Op> = fc.oneof(
       mode: fc.constantFrom('once' as const, 'crash_then_retry' as const, 'retry_after_commit' as const),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant('race_settle' as const), pick: fc.nat(), used: fc.tuple(amount, amount) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ t: fc.constant('race_settle' as const), pick: fc.nat(), used: fc.tuple(amount, amount) }),
+  },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('race_settle_void' as const), pick: fc.nat(), used: amount }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('void' as const), pick: fc.nat(), crash: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant('expire' as const), pick: fc.nat(), racingSettle: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant('cap' as const), cap: fc.option(fc.integer({ min: 0, max: 80 }), { nil: null }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ t: fc.constant('expire' as const), pick: fc.nat(), racingSettle: fc.boolean() }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      t: fc.constant('cap' as const),
+      cap: fc.option(fc.integer({ min: 0, max: 80 }), { nil: null }),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant({ t: 'next_month' as const }) },
 )
 
@@ -273,7 +298,8 @@ async function check(ws: string, m: Model) {
   const holds = await db.creditHold.findMany({ where: { workspaceId: ws } })
   const byJob = new Map(holds.map((h) => [h.jobId, h]))
   expect(holds.length).toBe(m.holds.length)
-  for (const h of m.holds) expect(byJob.get(h.jobId)).toMatchObject({ amount: h.amount, status: h.status, posted: h.posted })
+  for (const h of m.holds)
+    expect(byJob.get(h.jobId)).toMatchObject({ amount: h.amount, status: h.status, posted: h.posted })
 
   // The spending-cap counter covers the month of the last accepted reservation.
   const w = await db.workspace.findUniqueOrThrow({ where: { id: ws } })
@@ -290,16 +316,20 @@ async function check(ws: string, m: Model) {
 describe('ledger properties on real PostgreSQL', () => {
   it('conservation, balance = sum of entries, no negative balance, no hold resolved twice, after every step', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(OP, { minLength: 1, maxLength: 30, size: 'max' }), fc.integer({ min: 0, max: 100 }), async (ops, start) => {
-        const ws = newId('ws')
-        await db.workspace.create({ data: { id: ws, name: 'pbt', apiForm: 'B' } })
-        const m: Model = { granted: 0, available: 0, reserved: 0, spent: 0, cap: null, month: 0, holds: [] }
-        if (start) await apply(ws, m, { t: 'grant', amount: start })
-        for (const op of ops) {
-          await apply(ws, m, op)
-          await check(ws, m)
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(OP, { minLength: 1, maxLength: 30, size: 'max' }),
+        fc.integer({ min: 0, max: 100 }),
+        async (ops, start) => {
+          const ws = newId('ws')
+          await db.workspace.create({ data: { id: ws, name: 'pbt', apiForm: 'B' } })
+          const m: Model = { granted: 0, available: 0, reserved: 0, spent: 0, cap: null, month: 0, holds: [] }
+          if (start) await apply(ws, m, { t: 'grant', amount: start })
+          for (const op of ops) {
+            await apply(ws, m, op)
+            await check(ws, m)
+          }
+        },
+      ),
       { numRuns: Number(process.env.QUIRE_LEDGER_PBT_RUNS ?? 30) },
     )
     // And across all workspaces the tests left behind, nothing drifted.

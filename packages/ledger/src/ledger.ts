@@ -27,7 +27,9 @@ export const ENTRY_ACCOUNTS: Record<LedgerEntryKind, { debit: LedgerAccount; cre
   expire: { debit: 'reserved', credit: 'available' },
 }
 
-export type ReserveResult = { ok: true; holdId: string } | { ok: false; reason: 'insufficient_credits' | 'spending_cap' }
+export type ReserveResult =
+  | { ok: true; holdId: string }
+  | { ok: false; reason: 'insufficient_credits' | 'spending_cap' }
 
 export type Balance = { available: number; reserved: number; spent: number; spending_cap: number | null }
 
@@ -127,7 +129,10 @@ type Resolved = { amount: number; posted: number }
  * worker that died mid-settlement (its transaction rolled back) or a concurrent settle finds the hold no longer
  * pending and gets null: a hold is posted at most once, and a unique index on (job, kind) backs that up.
  */
-export async function settleCredits(sql: Sql, opts: { jobId: string; used: number }): Promise<{ posted: number } | null> {
+export async function settleCredits(
+  sql: Sql,
+  opts: { jobId: string; used: number },
+): Promise<{ posted: number } | null> {
   assertAmount(opts.used, 'used')
   const rows = await sql.$queryRaw<Resolved[]>`
     WITH h AS (

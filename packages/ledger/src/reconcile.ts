@@ -142,15 +142,25 @@ async function holdAnomalies(tx: Tx, ws: string | null) {
   const anomalies: HoldAnomaly[] = []
   for (const r of rows) {
     maxSettles = Math.max(maxSettles, n(r.settles))
-    const e = { reserve: n(r.reserve), settle: n(r.settle), release: n(r.release), void: n(r.void), expire: n(r.expire) }
+    const e = {
+      reserve: n(r.reserve),
+      settle: n(r.settle),
+      release: n(r.release),
+      void: n(r.void),
+      expire: n(r.expire),
+    }
     const amount = r.amount ?? -1
     const posted = r.posted ?? 0
     const expected =
-      r.status === 'pending' ? { settle: 0, release: 0, void: 0, expire: 0 }
-      : r.status === 'posted' ? { settle: posted, release: amount - posted, void: 0, expire: 0 }
-      : r.status === 'voided' ? { settle: 0, release: 0, void: amount, expire: 0 }
-      : r.status === 'expired' ? { settle: 0, release: 0, void: 0, expire: amount }
-      : null
+      r.status === 'pending'
+        ? { settle: 0, release: 0, void: 0, expire: 0 }
+        : r.status === 'posted'
+          ? { settle: posted, release: amount - posted, void: 0, expire: 0 }
+          : r.status === 'voided'
+            ? { settle: 0, release: 0, void: amount, expire: 0 }
+            : r.status === 'expired'
+              ? { settle: 0, release: 0, void: 0, expire: amount }
+              : null
     const ok =
       expected !== null &&
       n(r.foreign) === 0 &&
@@ -160,9 +170,23 @@ async function holdAnomalies(tx: Tx, ws: string | null) {
       e.void === expected.void &&
       e.expire === expected.expire
     const reason: HoldAnomaly['reason'] | null =
-      r.status === null ? 'entries_without_hold' : !ok ? 'entries_mismatch' : r.job_finished ? 'pending_after_job_finished' : null
+      r.status === null
+        ? 'entries_without_hold'
+        : !ok
+          ? 'entries_mismatch'
+          : r.job_finished
+            ? 'pending_after_job_finished'
+            : null
     if (reason) {
-      anomalies.push({ reason, jobId: r.job_id, workspaceId: r.workspace_id, status: r.status, amount: r.amount, posted: r.posted, entries: e })
+      anomalies.push({
+        reason,
+        jobId: r.job_id,
+        workspaceId: r.workspace_id,
+        status: r.status,
+        amount: r.amount,
+        posted: r.posted,
+        entries: e,
+      })
     }
   }
   return { holds: rows.filter((r) => r.status !== null).length, anomalies, maxSettles }

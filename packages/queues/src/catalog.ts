@@ -1,5 +1,5 @@
-import { z } from 'zod'
 import { WORKER_STAGES, type WorkerStage } from '@quire/domain'
+import { z } from 'zod'
 
 /**
  * Every queue Quire uses, with the payload each carries. Producers and consumers import this one object.
@@ -25,9 +25,65 @@ export const ALL_QUEUE_NAMES: string[] = [...WORKER_STAGES.map(stageQueueName), 
 export const PRIORITY = { high: 1, standard: 10 } as const
 export type Priority = keyof typeof PRIORITY
 
-/** Deterministic BullMQ job ids (BullMQ forbids ':' in custom ids). */
+/** One unit of queued work as BullMQ receives it. */
+export type QueueAddress<Payload> = { queue: string; name: string; jobKey: string; payload: Payload }
+
+/**
+ * A kind of queued work: the schema its consumer parses, and how a producer's input becomes queue, job name,
+ * deterministic BullMQ id and payload. `address` must return what `payload` accepts, so the two cannot drift.
+ */
+export type CatalogEntry<Input, Payload> = {
+  payload: z.ZodType<Payload>
+  address(input: Input): QueueAddress<Payload>
+}
+export type CatalogInput<E> = E extends CatalogEntry<infer Input, unknown> ? Input : never
+
+const entry = <Input, Payload>(e: CatalogEntry<Input, Payload>) => e
+
+/** What a producer names to queue a stage: the payload only carries the job id, the stage picks the queue. */
+export type StageJobInput = { stage: WorkerStage } & StageJobPayload & {
+    /** A deliberate re-run of a stage already queued once (an error group's retry or rerun): its own BullMQ id. */
+    run?: number
+  }
+
+/**
+ * The queue catalog. Job ids are deterministic so a repeated write (relay retry, crash, requeue sweep) is a no-op
+ * while BullMQ still holds the job; BullMQ forbids ':' in custom ids.
+ */
+export const QUEUE_CATALOG = {
+  stage: entry({
+    payload: StageJobPayload,
+    address: ({ stage, jobId, run }: StageJobInput) => ({
+      queue: stageQueueName(stage),
+      name: stage,
+      jobKey: run ? `${jobId}.${stage}.r${run}` : `${jobId}.${stage}`,
+      payload: { jobId },
+    }),
+  }),
+  fanout: entry({
+    payload: FanoutPayload,
+    address: ({ eventId }: FanoutPayload) => ({
+      queue: FANOUT_QUEUE,
+      name: 'fanout',
+      jobKey: `fanout.${eventId}`,
+      payload: { eventId },
+    }),
+  }),
+  delivery: entry({
+    payload: DeliveryPayload,
+    address: ({ deliveryId, attempt }: DeliveryPayload) => ({
+      queue: DELIVERY_QUEUE,
+      name: 'deliver',
+      jobKey: `${deliveryId}.a${attempt}`,
+      payload: { deliveryId, attempt },
+    }),
+  }),
+}
+export type QueueCatalog = typeof QUEUE_CATALOG
+
+/** Deterministic BullMQ job ids, read from the catalog (for code that looks jobs up in BullMQ). */
 export const jobKeys = {
-  stage: (jobId: string, stage: WorkerStage, run = 0) => (run ? `${jobId}.${stage}.r${run}` : `${jobId}.${stage}`),
-  fanout: (eventId: string) => `fanout.${eventId}`,
-  delivery: (deliveryId: string, attempt: number) => `${deliveryId}.a${attempt}`,
+  stage: (jobId: string, stage: WorkerStage) => QUEUE_CATALOG.stage.address({ jobId, stage }).jobKey,
+  fanout: (eventId: string) => QUEUE_CATALOG.fanout.address({ eventId }).jobKey,
+  delivery: (deliveryId: string, attempt: number) => QUEUE_CATALOG.delivery.address({ deliveryId, attempt }).jobKey,
 }

@@ -7,11 +7,12 @@ export {
   DELIVERY_QUEUE,
   ALL_QUEUE_NAMES,
   PRIORITY,
+  QUEUE_CATALOG,
   jobKeys,
 } from './catalog.ts'
-export type { Priority } from './catalog.ts'
-export { writeOutbox } from './outbox-writer.ts'
-export type { OutboxMessage } from './outbox-writer.ts'
+export type { Priority, QueueCatalog, CatalogEntry, CatalogInput, QueueAddress, StageJobInput } from './catalog.ts'
+export { outbox } from './outbox-writer.ts'
+export type { OutboxWrite, OutboxWriters, EnqueueOptions } from './outbox-writer.ts'
 export { createRedis } from './connection.ts'
 export { createQueueSet } from './queue-set.ts'
 export type { QueueSet } from './queue-set.ts'

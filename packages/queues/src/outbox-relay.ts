@@ -16,7 +16,12 @@ type OutboxRow = {
  * the work; a row is marked dispatched only after BullMQ accepted it, and the deterministic job id makes a repeat
  * after a crash harmless.
  */
-export async function relayOutboxOnce(db: Db, queues: QueueSet, batchSize = 200, redisTimeoutMs = 4000): Promise<number> {
+export async function relayOutboxOnce(
+  db: Db,
+  queues: QueueSet,
+  batchSize = 200,
+  redisTimeoutMs = 4000,
+): Promise<number> {
   return db.$transaction(async (tx) => {
     const rows = await tx.$queryRaw<OutboxRow[]>`
       SELECT id, queue, name, job_key, payload, priority, delay_ms FROM outbox
@@ -27,13 +32,16 @@ export async function relayOutboxOnce(db: Db, queues: QueueSet, batchSize = 200,
     for (const [queue, list] of byQueue) {
       // BullMQ waits for a connection indefinitely; bound it so a Redis outage fails the pass (rows stay) instead of
       // holding the transaction open.
-      await withTimeout(redisTimeoutMs, queues.get(queue).addBulk(
-        list.map((r) => ({
-          name: r.name,
-          data: r.payload,
-          opts: { jobId: r.job_key, priority: r.priority ?? undefined, delay: r.delay_ms ?? undefined },
-        })),
-      ))
+      await withTimeout(
+        redisTimeoutMs,
+        queues.get(queue).addBulk(
+          list.map((r) => ({
+            name: r.name,
+            data: r.payload,
+            opts: { jobId: r.job_key, priority: r.priority ?? undefined, delay: r.delay_ms ?? undefined },
+          })),
+        ),
+      )
     }
     const ids = rows.map((r) => r.id)
     await tx.$executeRaw`UPDATE outbox SET dispatched_at = now() WHERE id = ANY(${ids}::bigint[])`
@@ -43,14 +51,27 @@ export async function relayOutboxOnce(db: Db, queues: QueueSet, batchSize = 200,
 
 export type OutboxRelay = { kick(): void; stop(): Promise<void> }
 
-/** Polls the outbox; `kick()` runs a pass at once (called after a commit in the same process). */
+/** Default age after which dispatched rows are deleted (`QUIRE_OUTBOX_RETENTION_MS`). */
+const OUTBOX_RETENTION_MS = 3_600_000
+
+/**
+ * Polls the outbox; `kick()` runs a pass at once (called after a commit in the same process). Every
+ * `pruneIntervalMs` a pass also deletes rows dispatched more than `retentionMs` ago, so the table stays bounded.
+ */
 export function startOutboxRelay(opts: {
   db: Db
   queues: QueueSet
   intervalMs?: number
+  /** How long dispatched rows are kept (for inspection) before they are deleted. */
+  retentionMs?: number
+  /** How often the pruning runs. */
+  pruneIntervalMs?: number
   onError?: (err: unknown) => void
 }): OutboxRelay {
   const intervalMs = opts.intervalMs ?? 500
+  const retentionMs = opts.retentionMs ?? OUTBOX_RETENTION_MS
+  const pruneIntervalMs = opts.pruneIntervalMs ?? 60_000
+  let prunedAt = 0
   let stopped = false
   let running: Promise<void> | null = null
   let again = false
@@ -63,6 +84,15 @@ export function startOutboxRelay(opts: {
         while ((await relayOutboxOnce(opts.db, opts.queues)) > 0 && !stopped) {}
       } catch (err) {
         opts.onError?.(err)
+      }
+      // In the same serialized pass, so pruning never overlaps a relay pass of this process.
+      if (!stopped && Date.now() - prunedAt >= pruneIntervalMs) {
+        prunedAt = Date.now()
+        try {
+          await pruneOutbox(opts.db, retentionMs)
+        } catch (err) {
+          opts.onError?.(err)
+        }
       }
     } while (again && !stopped)
   }
@@ -94,10 +124,27 @@ export function startOutboxRelay(opts: {
   }
 }
 
-/** Dispatched rows are kept a while for inspection, then removed. */
-export async function pruneOutbox(db: Db, olderThanMs: number): Promise<number> {
-  const cutoff = new Date(Date.now() - olderThanMs)
-  return db.$executeRaw`DELETE FROM outbox WHERE dispatched_at IS NOT NULL AND dispatched_at < ${cutoff}`
+/**
+ * Deletes rows dispatched more than `olderThanMs` ago; pending rows (dispatched_at NULL) are never touched, whatever
+ * their age. Deletes in batches so a large backlog (first run after an upgrade) never holds one long transaction, and
+ * skips rows another process is deleting at the same moment.
+ */
+export async function pruneOutbox(
+  db: Db,
+  olderThanMs: number,
+  opts: { now?: Date; batchSize?: number } = {},
+): Promise<number> {
+  const cutoff = new Date((opts.now ?? new Date()).getTime() - olderThanMs)
+  const batchSize = opts.batchSize ?? 5000
+  let deleted = 0
+  for (;;) {
+    const n = await db.$executeRaw`
+      DELETE FROM outbox WHERE id IN (
+        SELECT id FROM outbox WHERE dispatched_at IS NOT NULL AND dispatched_at < ${cutoff}
+        ORDER BY dispatched_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED)`
+    deleted += n
+    if (n < batchSize) return deleted
+  }
 }
 
 function withTimeout<T>(ms: number, p: Promise<T>): Promise<T> {

@@ -1,6 +1,14 @@
 import type { Tx } from '@quire/db'
+import {
+  type CatalogEntry,
+  type CatalogInput,
+  PRIORITY,
+  type Priority,
+  QUEUE_CATALOG,
+  type QueueCatalog,
+} from './catalog.ts'
 
-export type OutboxMessage = {
+type OutboxMessage = {
   queue: string
   name: string
   jobKey: string
@@ -9,12 +17,19 @@ export type OutboxMessage = {
   delayMs?: number
 }
 
+/** Applies to every message of one write. */
+export type EnqueueOptions = { priority?: Priority; delayMs?: number }
+
+export type OutboxWrite<Input> = (tx: Tx, work: Input | readonly Input[], opts?: EnqueueOptions) => Promise<void>
+
+/** One typed writer per catalog entry: a payload the consumer's schema would refuse does not compile. */
+export type OutboxWriters = { [K in keyof QueueCatalog]: OutboxWrite<CatalogInput<QueueCatalog[K]>> }
+
 /**
  * Queue work is written to the outbox in the caller's transaction, so it commits (or not) together with the state
- * change that caused it. The relay moves it to BullMQ.
+ * change that caused it. The relay moves it to BullMQ. Untyped, so not exported: producers use `outbox.<kind>`.
  */
-export async function writeOutbox(tx: Tx, messages: OutboxMessage | OutboxMessage[]): Promise<void> {
-  const list = Array.isArray(messages) ? messages : [messages]
+async function writeOutbox(tx: Tx, list: readonly OutboxMessage[]): Promise<void> {
   if (list.length === 0) return
   await tx.outboxMessage.createMany({
     data: list.map((m) => ({
@@ -26,4 +41,37 @@ export async function writeOutbox(tx: Tx, messages: OutboxMessage | OutboxMessag
       delayMs: m.delayMs ?? null,
     })),
   })
+}
+
+function writerFor<Input, Payload extends Record<string, unknown>>(
+  entry: CatalogEntry<Input, Payload>,
+): OutboxWrite<Input> {
+  return (tx, work, opts = {}) => {
+    const list: readonly Input[] = Array.isArray(work) ? work : [work as Input]
+    return writeOutbox(
+      tx,
+      list.map((input) => {
+        const address = entry.address(input)
+        // The types rule out a wrong shape; the schema also refuses a wrong value (an empty id, attempt 0) here, at
+        // the producer, instead of in a worker later.
+        return {
+          ...address,
+          payload: entry.payload.parse(address.payload),
+          priority: opts.priority ? PRIORITY[opts.priority] : undefined,
+          delayMs: opts.delayMs,
+        }
+      }),
+    )
+  }
+}
+
+/**
+ * Typed enqueue through the transactional outbox, one writer per queue catalog entry:
+ * `outbox.stage(tx, { stage, jobId }, { priority })`, `outbox.fanout(tx, events)`,
+ * `outbox.delivery(tx, { deliveryId, attempt }, { delayMs })`.
+ */
+export const outbox: OutboxWriters = {
+  stage: writerFor(QUEUE_CATALOG.stage),
+  fanout: writerFor(QUEUE_CATALOG.fanout),
+  delivery: writerFor(QUEUE_CATALOG.delivery),
 }

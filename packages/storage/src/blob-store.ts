@@ -45,8 +45,10 @@ export function createFsBlobStore(opts: { dir: string }): BlobStore {
       try {
         await stat(resolve(key))
         return true
-      } catch {
-        return false
+      } catch (err) {
+        // Only "not there" means missing; a permission error or an unmounted volume is the store failing.
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false
+        throw err
       }
     },
   }

@@ -78,7 +78,10 @@ describe('local bucket', () => {
   })
 
   it('has() honours the optional workspace allow-list', () => {
-    const b = createBucketSources({ open: { type: 'local', dir: root }, mine: { type: 'local', dir: root, workspaces: ['ws_1'] } })
+    const b = createBucketSources({
+      open: { type: 'local', dir: root },
+      mine: { type: 'local', dir: root, workspaces: ['ws_1'] },
+    })
     expect(b.has('open', 'ws_2')).toBe(true)
     expect(b.has('mine', 'ws_1')).toBe(true)
     expect(b.has('mine', 'ws_2')).toBe(false)
@@ -109,8 +112,22 @@ describe('S3 bucket (s3rver as the S3-compatible endpoint, through the AWS SDK)'
   const sources = () =>
     createBucketSources({
       s3in: { type: 's3', bucket: 'incoming', region: 'us-east-1', endpoint, forcePathStyle: true, credentials },
-      s3gone: { type: 's3', bucket: 'no-such-bucket', region: 'us-east-1', endpoint, forcePathStyle: true, credentials },
-      s3down: { type: 's3', bucket: 'incoming', region: 'us-east-1', endpoint: 'http://127.0.0.1:1', forcePathStyle: true, credentials },
+      s3gone: {
+        type: 's3',
+        bucket: 'no-such-bucket',
+        region: 'us-east-1',
+        endpoint,
+        forcePathStyle: true,
+        credentials,
+      },
+      s3down: {
+        type: 's3',
+        bucket: 'incoming',
+        region: 'us-east-1',
+        endpoint: 'http://127.0.0.1:1',
+        forcePathStyle: true,
+        credentials,
+      },
     })
 
   it('streams an object put with the SDK to a file', async () => {

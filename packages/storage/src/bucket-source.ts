@@ -50,7 +50,8 @@ export type BucketSourceOptions = {
 
 export function createBucketSources(config: BucketsConfig, opts: BucketSourceOptions = {}): BucketSources {
   const sources = new Map<string, Source>()
-  for (const [name, c] of Object.entries(config)) sources.set(name, c.type === 'local' ? localSource(name, c) : s3Source(name, c, opts))
+  for (const [name, c] of Object.entries(config))
+    sources.set(name, c.type === 'local' ? localSource(name, c) : s3Source(name, c, opts))
   const has = (bucket: string, workspaceId?: string) => {
     const c = Object.hasOwn(config, bucket) ? config[bucket] : undefined
     if (!c) return false
@@ -61,7 +62,8 @@ export function createBucketSources(config: BucketsConfig, opts: BucketSourceOpt
     async fetchToFile(bucket, key, destPath, maxBytes) {
       const source = sources.get(bucket)
       if (!source) throw new DomainError('UNKNOWN_BUCKET', `no bucket named "${bucket}" is connected`, { bucket })
-      if (key.length === 0 || key.includes('\u0000')) throw new DomainError('INVALID_PARAMETER', 'key must be a non-empty object key')
+      if (key.length === 0 || key.includes('\u0000'))
+        throw new DomainError('INVALID_PARAMETER', 'key must be a non-empty object key')
       try {
         return await source.fetch(key, destPath, maxBytes)
       } catch (err) {
@@ -73,14 +75,19 @@ export function createBucketSources(config: BucketsConfig, opts: BucketSourceOpt
 }
 
 const tooLarge = (key: string, maxBytes: number) =>
-  new DomainError('FILE_TOO_LARGE', `object "${key}" exceeds the size limit (${Math.floor(maxBytes / (1024 * 1024))} MB per file)`)
+  new DomainError(
+    'FILE_TOO_LARGE',
+    `object "${key}" exceeds the size limit (${Math.floor(maxBytes / (1024 * 1024))} MB per file)`,
+  )
 
 const notFound = (bucket: string, key: string) =>
   new DomainError('OBJECT_NOT_FOUND', `no object "${key}" in bucket "${bucket}"`, { bucket, key })
 
 /** BUCKET_UNAVAILABLE keeps the underlying error as `cause` for the operator's log; clients see no internals. */
 export function bucketUnavailable(bucket: string, why: string, cause: unknown): DomainError {
-  return Object.assign(new DomainError('BUCKET_UNAVAILABLE', `bucket "${bucket}" is unavailable: ${why}`, { bucket }), { cause })
+  return Object.assign(new DomainError('BUCKET_UNAVAILABLE', `bucket "${bucket}" is unavailable: ${why}`, { bucket }), {
+    cause,
+  })
 }
 
 /** Counts bytes through a stream and fails it once more than `maxBytes` went by. */
@@ -104,7 +111,8 @@ function localSource(name: string, c: LocalBucketConfig): Source {
   return {
     async fetch(key, destPath, maxBytes) {
       const target = path.resolve(root, key)
-      if (!inside(root, target)) throw new DomainError('INVALID_PARAMETER', `key "${key}" leaves the bucket`, { bucket: name, key })
+      if (!inside(root, target))
+        throw new DomainError('INVALID_PARAMETER', `key "${key}" leaves the bucket`, { bucket: name, key })
       let realRoot: string
       try {
         realRoot = await realpath(root)
@@ -120,7 +128,8 @@ function localSource(name: string, c: LocalBucketConfig): Source {
         throw bucketUnavailable(name, 'the object cannot be read', err)
       }
       // A symbolic link inside the directory must not lead out of it.
-      if (!inside(realRoot, realTarget)) throw new DomainError('INVALID_PARAMETER', `key "${key}" leaves the bucket`, { bucket: name, key })
+      if (!inside(realRoot, realTarget))
+        throw new DomainError('INVALID_PARAMETER', `key "${key}" leaves the bucket`, { bucket: name, key })
       const st = await stat(realTarget).catch((err) => {
         throw bucketUnavailable(name, 'the object cannot be read', err)
       })
@@ -162,7 +171,10 @@ function s3Source(name: string, c: S3BucketConfig, opts: BucketSourceOptions): S
         forcePathStyle: c.forcePathStyle ?? false,
         credentials: c.credentials,
         maxAttempts: opts.maxAttempts ?? 2,
-        requestHandler: { connectionTimeout: opts.connectTimeoutMs ?? 5_000, requestTimeout: opts.requestTimeoutMs ?? 30_000 },
+        requestHandler: {
+          connectionTimeout: opts.connectTimeoutMs ?? 5_000,
+          requestTimeout: opts.requestTimeoutMs ?? 30_000,
+        },
       }),
     })))
   const Bucket = c.bucket
@@ -173,7 +185,11 @@ function s3Source(name: string, c: S3BucketConfig, opts: BucketSourceOptions): S
     try {
       await client.send(new s3.HeadBucketCommand({ Bucket }))
     } catch (bucketErr) {
-      return bucketUnavailable(name, s3Status(bucketErr) === 404 ? 'the bucket does not exist' : 'the bucket does not answer', bucketErr)
+      return bucketUnavailable(
+        name,
+        s3Status(bucketErr) === 404 ? 'the bucket does not exist' : 'the bucket does not answer',
+        bucketErr,
+      )
     }
     return notFound(name, key)
   }
@@ -181,8 +197,13 @@ function s3Source(name: string, c: S3BucketConfig, opts: BucketSourceOptions): S
   function failure(err: unknown): DomainError {
     const status = s3Status(err)
     if (status === 403) return bucketUnavailable(name, 'access denied', err)
-    if ((err as S3Failure | undefined)?.name === 'NoSuchBucket') return bucketUnavailable(name, 'the bucket does not exist', err)
-    return bucketUnavailable(name, status ? `the storage service answered ${status}` : 'the storage service cannot be reached', err)
+    if ((err as S3Failure | undefined)?.name === 'NoSuchBucket')
+      return bucketUnavailable(name, 'the bucket does not exist', err)
+    return bucketUnavailable(
+      name,
+      status ? `the storage service answered ${status}` : 'the storage service cannot be reached',
+      err,
+    )
   }
 
   return {

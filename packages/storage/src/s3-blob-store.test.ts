@@ -1,7 +1,20 @@
 // The S3 blob store against a real S3-compatible HTTP server (s3rver) through the AWS SDK.
 import { execFile } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
-import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs'
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { Readable } from 'node:stream'
@@ -62,7 +75,8 @@ const objectExists = async (Key: string) => {
     throw err
   }
 }
-const objectText = async (Key: string) => (await client.send(new GetObjectCommand({ Bucket: BUCKET, Key }))).Body!.transformToString()
+const objectText = async (Key: string) =>
+  (await client.send(new GetObjectCommand({ Bucket: BUCKET, Key }))).Body!.transformToString()
 const readAll = async (r: Readable) => {
   const chunks: Buffer[] = []
   for await (const c of r) chunks.push(c as Buffer)
@@ -213,7 +227,9 @@ describe('S3 blob store: a 20 MB file never sits whole in memory', () => {
     } finally {
       send.mockRestore()
     }
-    expect((await client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: 'ws_big/job/0' }))).ContentLength).toBe(20 * MB)
+    expect((await client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: 'ws_big/job/0' }))).ContentLength).toBe(
+      20 * MB,
+    )
     const local = await store.localPath('ws_big/job/0')
     const digest = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex')
     expect(statSync(local).size).toBe(20 * MB)
@@ -230,9 +246,25 @@ describe('S3 blob store: a 20 MB file never sits whole in memory', () => {
     copyFileSync(bigCopy, big)
     const probe = path.join(path.dirname(fileURLToPath(import.meta.url)), 's3-blob-store.memory-probe.ts')
     const env: NodeJS.ProcessEnv = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' }
-    env.PROBE = JSON.stringify({ endpoint: s3.endpoint, region: s3.region, bucket: BUCKET, credentials: s3.credentials, cacheDir: path.join(dir, 'probe-cache'), warmFile, bigFile: big, bigCopy })
-    const { stdout } = await execFileAsync(process.execPath, ['--expose-gc', '--single-threaded-gc', '--import', 'tsx', probe], { env, timeout: 60_000 })
-    const r = JSON.parse(stdout.trim().split('\n').pop()!) as Record<'putGrowth' | 'localPathGrowth' | 'readGrowth' | 'heldGrowth', number>
+    env.PROBE = JSON.stringify({
+      endpoint: s3.endpoint,
+      region: s3.region,
+      bucket: BUCKET,
+      credentials: s3.credentials,
+      cacheDir: path.join(dir, 'probe-cache'),
+      warmFile,
+      bigFile: big,
+      bigCopy,
+    })
+    const { stdout } = await execFileAsync(
+      process.execPath,
+      ['--conditions=@quire/source', '--expose-gc', '--single-threaded-gc', '--import', 'tsx', probe],
+      { env, timeout: 60_000 },
+    )
+    const r = JSON.parse(stdout.trim().split('\n').pop()!) as Record<
+      'putGrowth' | 'localPathGrowth' | 'readGrowth' | 'heldGrowth',
+      number
+    >
     // The measurement sees a file held whole...
     expect(r.heldGrowth, JSON.stringify(r)).toBeGreaterThan(18 * MB)
     // ...and the store's transfers stay far below that (stream buffers: a few hundred kB).

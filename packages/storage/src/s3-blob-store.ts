@@ -47,7 +47,9 @@ export function blobNotFound(key: string, cause?: unknown): Error {
 
 function storeError(action: string, key: string, bucket: string, cause: unknown): Error {
   const status = s3Status(cause)
-  const why = status ? `S3 answered ${status} (${(cause as S3Failure).name ?? 'error'})` : (cause as Error)?.message ?? String(cause)
+  const why = status
+    ? `S3 answered ${status} (${(cause as S3Failure).name ?? 'error'})`
+    : ((cause as Error)?.message ?? String(cause))
   return new Error(`blob store: could not ${action} "${key}" in bucket "${bucket}": ${why}`, { cause })
 }
 
@@ -93,7 +95,10 @@ export function createS3BlobStore(opts: S3BlobStoreOptions): BlobStore {
           // Every failed request is logged at this level; the store's own errors carry what matters.
           error: () => {},
         },
-        requestHandler: { connectionTimeout: opts.connectTimeoutMs ?? 5_000, requestTimeout: opts.requestTimeoutMs ?? 60_000 },
+        requestHandler: {
+          connectionTimeout: opts.connectTimeoutMs ?? 5_000,
+          requestTimeout: opts.requestTimeoutMs ?? 60_000,
+        },
       }),
     })))
 

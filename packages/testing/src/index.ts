@@ -1,13 +1,13 @@
-export { startHttpsReceiver } from './https-receiver.fixture.ts';
+export { startHttpsReceiver } from './https-receiver.fixture.ts'
 export type {
   HttpsReceiver,
   HttpsReceiverOptions,
   ReceivedRequest,
   ReceiverResponse,
-} from './https-receiver.fixture.ts';
-export { generateLocalhostCert } from './self-signed-cert.fixture.ts';
-export type { SelfSignedCert } from './self-signed-cert.fixture.ts';
-export { waitFor } from './wait-for.util.ts';
-export type { WaitForOptions } from './wait-for.util.ts';
-export { startS3Server } from './s3-server.fixture.ts';
-export type { S3TestServer } from './s3-server.fixture.ts';
+} from './https-receiver.fixture.ts'
+export { generateLocalhostCert } from './self-signed-cert.fixture.ts'
+export type { SelfSignedCert } from './self-signed-cert.fixture.ts'
+export { waitFor } from './wait-for.util.ts'
+export type { WaitForOptions } from './wait-for.util.ts'
+export { startS3Server } from './s3-server.fixture.ts'
+export type { S3TestServer } from './s3-server.fixture.ts'

@@ -1,28 +1,28 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
-import { Agent, buildConnector } from 'undici';
-import { isPublicAddress, stripBrackets } from './public-address.guard.ts';
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns'
+import { isIP, type LookupFunction } from 'node:net'
+import { Agent, buildConnector } from 'undici'
+import { isPublicAddress, stripBrackets } from './public-address.guard.ts'
 
 /** Options of {@link createGuardedDispatcher}. */
 export type GuardedDispatcherOptions = {
   /** Skip the address check (development and tests only). */
-  allowPrivate: boolean;
+  allowPrivate: boolean
   /** TCP + TLS handshake timeout, in milliseconds (spec: 10 s). */
-  connectTimeoutMs: number;
+  connectTimeoutMs: number
   /** Extra trust anchors (PEM). When set, they replace Node's default CA list, as in `tls.connect`. */
-  ca?: string | Buffer | Array<string | Buffer>;
-};
+  ca?: string | Buffer | Array<string | Buffer>
+}
 
 /** Error raised at connect time when a receiver resolves to (or is) a non-public address. */
 export class BlockedAddressError extends Error {
-  readonly code = 'QUIRE_WEBHOOK_ADDRESS_BLOCKED';
-  readonly address: string;
+  readonly code = 'QUIRE_WEBHOOK_ADDRESS_BLOCKED'
+  readonly address: string
 
   constructor(host: string, address: string) {
-    super(`refusing to connect to ${host}: ${address} is not a public address`);
-    this.name = 'BlockedAddressError';
-    this.address = address;
-    Object.setPrototypeOf(this, new.target.prototype);
+    super(`refusing to connect to ${host}: ${address} is not a public address`)
+    this.name = 'BlockedAddressError'
+    this.address = address
+    Object.setPrototypeOf(this, new.target.prototype)
   }
 }
 
@@ -39,35 +39,35 @@ export function createGuardedDispatcher({ allowPrivate, connectTimeoutMs, ca }: 
     timeout: connectTimeoutMs,
     ...(ca !== undefined ? { ca } : {}),
     ...(allowPrivate ? {} : { lookup: guardedLookup }),
-  });
-  if (allowPrivate) return new Agent({ connect: base });
+  })
+  if (allowPrivate) return new Agent({ connect: base })
 
   const connect: buildConnector.connector = (options, callback) => {
-    const host = stripBrackets(options.hostname);
+    const host = stripBrackets(options.hostname)
     if (isIP(host) !== 0 && !isPublicAddress(host)) {
-      callback(new BlockedAddressError(host, host), null);
-      return;
+      callback(new BlockedAddressError(host, host), null)
+      return
     }
-    base(options, callback);
-  };
-  return new Agent({ connect });
+    base(options, callback)
+  }
+  return new Agent({ connect })
 }
 
 const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  const lookupOptions: LookupOptions & { all: true } = { ...options, all: true };
+  const lookupOptions: LookupOptions & { all: true } = { ...options, all: true }
   dnsLookup(hostname, lookupOptions, (err, addresses: LookupAddress[]) => {
     if (err) {
-      callback(err, '', 0);
-      return;
+      callback(err, '', 0)
+      return
     }
-    const blocked = addresses.find((entry) => !isPublicAddress(entry.address));
-    const first = addresses[0];
+    const blocked = addresses.find((entry) => !isPublicAddress(entry.address))
+    const first = addresses[0]
     if (blocked !== undefined || first === undefined) {
-      const error = new BlockedAddressError(hostname, blocked?.address ?? '(none)');
-      callback(error as NodeJS.ErrnoException, '', 0);
-      return;
+      const error = new BlockedAddressError(hostname, blocked?.address ?? '(none)')
+      callback(error as NodeJS.ErrnoException, '', 0)
+      return
     }
-    if (options.all) callback(null, addresses);
-    else callback(null, first.address, first.family);
-  });
-};
+    if (options.all) callback(null, addresses)
+    else callback(null, first.address, first.family)
+  })
+}

@@ -1,17 +1,13 @@
-import { describe, expect, it } from 'vitest';
-import { isPublicAddress } from './public-address.guard.ts';
+import { describe, expect, it } from 'vitest'
+import { isPublicAddress } from './public-address.guard.ts'
 
 describe('isPublicAddress', () => {
-  it.each([
-    '8.8.8.8',
-    '1.1.1.1',
-    '93.184.216.34',
-    '2606:4700:4700::1111',
-    '[2606:4700:4700::1111]',
-    '::ffff:8.8.8.8',
-  ])('accepts public unicast %s', (ip) => {
-    expect(isPublicAddress(ip)).toBe(true);
-  });
+  it.each(['8.8.8.8', '1.1.1.1', '93.184.216.34', '2606:4700:4700::1111', '[2606:4700:4700::1111]', '::ffff:8.8.8.8'])(
+    'accepts public unicast %s',
+    (ip) => {
+      expect(isPublicAddress(ip)).toBe(true)
+    },
+  )
 
   it.each([
     ['127.0.0.1', 'loopback'],
@@ -46,6 +42,6 @@ describe('isPublicAddress', () => {
     ['example.com', 'not an IP literal'],
     ['', 'empty'],
   ])('rejects %s (%s)', (ip) => {
-    expect(isPublicAddress(ip)).toBe(false);
-  });
-});
+    expect(isPublicAddress(ip)).toBe(false)
+  })
+})

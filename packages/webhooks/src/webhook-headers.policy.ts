@@ -2,18 +2,18 @@
 export type WebhookAuth =
   | { type: 'none' }
   | { type: 'api_key'; headerName: string; key: string }
-  | { type: 'basic'; username: string; password: string };
+  | { type: 'basic'; username: string; password: string }
 
 /** Outcome of {@link assertNoReservedHeaders}. */
 export type HeaderCheckResult =
   | { ok: true }
-  | { ok: false; code: 'reserved_header' | 'invalid_header'; header: string; reason: string };
+  | { ok: false; code: 'reserved_header' | 'invalid_header'; header: string; reason: string }
 
 /** `User-Agent` of every delivery (spec, Form A; used for Form B too). */
-export const WEBHOOK_USER_AGENT = 'Service-Webhook/1.0';
+export const WEBHOOK_USER_AGENT = 'Service-Webhook/1.0'
 
 /** Header-name prefix the service owns; static headers may not use it. */
-export const RESERVED_HEADER_PREFIX = 'x-service-';
+export const RESERVED_HEADER_PREFIX = 'x-service-'
 
 // Headers the transport or the signature owns: framing and hop-by-hop headers would corrupt the
 // request, and the service sets Content-Type and User-Agent itself.
@@ -33,11 +33,11 @@ const RESERVED_HEADER_NAMES: ReadonlySet<string> = new Set([
   'upgrade',
   'expect',
   'user-agent',
-]);
+])
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 // Visible ASCII, space and tab, plus obs-text; no CR, LF or NUL (header injection).
-const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
 
 /**
  * Header(s) that carry the receiver credential: `api_key` sends the key in `headerName`
@@ -46,13 +46,13 @@ const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 export function buildAuthHeaders(auth: WebhookAuth): Record<string, string> {
   switch (auth.type) {
     case 'none':
-      return {};
+      return {}
     case 'api_key':
-      return { [auth.headerName]: auth.key };
+      return { [auth.headerName]: auth.key }
     case 'basic':
       return {
         Authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`, 'utf8').toString('base64')}`,
-      };
+      }
   }
 }
 
@@ -65,18 +65,23 @@ export function buildAuthHeaders(auth: WebhookAuth): Record<string, string> {
 export function assertNoReservedHeaders(headers: Record<string, string>): HeaderCheckResult {
   for (const [name, value] of Object.entries(headers)) {
     if (!TOKEN.test(name)) {
-      return { ok: false, code: 'invalid_header', header: name, reason: `invalid header name "${name}"` };
+      return { ok: false, code: 'invalid_header', header: name, reason: `invalid header name "${name}"` }
     }
-    const lower = name.toLowerCase();
+    const lower = name.toLowerCase()
     if (lower.startsWith(RESERVED_HEADER_PREFIX)) {
-      return { ok: false, code: 'reserved_header', header: name, reason: `header names starting with X-Service- are reserved` };
+      return {
+        ok: false,
+        code: 'reserved_header',
+        header: name,
+        reason: `header names starting with X-Service- are reserved`,
+      }
     }
     if (RESERVED_HEADER_NAMES.has(lower)) {
-      return { ok: false, code: 'reserved_header', header: name, reason: `header ${name} is set by the service` };
+      return { ok: false, code: 'reserved_header', header: name, reason: `header ${name} is set by the service` }
     }
     if (typeof value !== 'string' || !FIELD_VALUE.test(value)) {
-      return { ok: false, code: 'invalid_header', header: name, reason: `invalid value for header ${name}` };
+      return { ok: false, code: 'invalid_header', header: name, reason: `invalid value for header ${name}` }
     }
   }
-  return { ok: true };
+  return { ok: true }
 }

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest'
 import { errorResponse } from './errors.ts'
 import { FORMIDABLE, fromBodyError } from './body-errors.ts'
 
-const formidableError = (code: number, httpCode: number) => Object.assign(new Error(`formidable ${code}`), { code, httpCode })
+const formidableError = (code: number, httpCode: number) =>
+  Object.assign(new Error(`formidable ${code}`), { code, httpCode })
 const status = (err: unknown) => {
   const d = fromBodyError(err, { maxFileMb: 100, maxFiles: 20, maxFields: 200, maxFieldsBytes: 2 * 1024 * 1024 })
   return d ? [errorResponse(d).status, errorResponse(d).body.error] : null

@@ -1,4 +1,5 @@
-import { DomainError } from '@quire/domain'
+import { DomainError, isDomainError } from '@quire/domain'
+import { dependencyDown } from './outage.ts'
 
 /**
  * Body-parser failures (formidable for multipart, co-body/raw-body/zlib for JSON) as domain errors with stable codes.
@@ -46,15 +47,25 @@ function fromFormidable(code: number, limits: BodyLimits): DomainError {
   switch (code) {
     case FORMIDABLE.biggerThanMaxFileSize:
     case FORMIDABLE.biggerThanTotalMaxFileSize:
-      return new DomainError('FILE_TOO_LARGE', `a file exceeds the upload limit of ${mb} MB per file`, { max_file_mb: mb })
+      return new DomainError('FILE_TOO_LARGE', `a file exceeds the upload limit of ${mb} MB per file`, {
+        max_file_mb: mb,
+      })
     case FORMIDABLE.maxFilesExceeded:
-      return new DomainError('TOO_MANY_FILES', `at most ${limits.maxFiles ?? 'the allowed number of'} files per request`, {
-        ...(limits.maxFiles !== undefined ? { max_files: limits.maxFiles } : {}),
-      })
+      return new DomainError(
+        'TOO_MANY_FILES',
+        `at most ${limits.maxFiles ?? 'the allowed number of'} files per request`,
+        {
+          ...(limits.maxFiles !== undefined ? { max_files: limits.maxFiles } : {}),
+        },
+      )
     case FORMIDABLE.maxFieldsExceeded:
-      return new DomainError('TOO_MANY_FIELDS', `at most ${limits.maxFields ?? 'the allowed number of'} text fields per request`, {
-        ...(limits.maxFields !== undefined ? { max_fields: limits.maxFields } : {}),
-      })
+      return new DomainError(
+        'TOO_MANY_FIELDS',
+        `at most ${limits.maxFields ?? 'the allowed number of'} text fields per request`,
+        {
+          ...(limits.maxFields !== undefined ? { max_fields: limits.maxFields } : {}),
+        },
+      )
     case FORMIDABLE.maxFieldsSizeExceeded:
       return new DomainError(
         'FIELDS_TOO_LARGE',
@@ -71,7 +82,10 @@ function fromFormidable(code: number, limits: BodyLimits): DomainError {
     case FORMIDABLE.missingContentType:
       return new DomainError('MALFORMED_REQUEST', 'the request has a body but no Content-Type')
     case FORMIDABLE.unknownTransferEncoding:
-      return new DomainError('MALFORMED_REQUEST', 'a part has an unsupported Content-Transfer-Encoding (use binary, 7bit, 8bit or base64)')
+      return new DomainError(
+        'MALFORMED_REQUEST',
+        'a part has an unsupported Content-Transfer-Encoding (use binary, 7bit, 8bit or base64)',
+      )
     case FORMIDABLE.malformedMultipart:
       return new DomainError('MALFORMED_REQUEST', 'the multipart body is malformed or truncated (no closing boundary)')
     default:
@@ -88,7 +102,10 @@ export function fromBodyError(err: unknown, limits: BodyLimits = {}): DomainErro
   const e = asRecord(err)
   if (isFormidableError(err)) return fromFormidable(e.code as number, limits)
   if (typeof e.code === 'string' && /^Z_/.test(e.code)) {
-    return new DomainError('MALFORMED_REQUEST', 'the request body could not be decompressed (Content-Encoding does not match the body)')
+    return new DomainError(
+      'MALFORMED_REQUEST',
+      'the request body could not be decompressed (Content-Encoding does not match the body)',
+    )
   }
   switch (e.type) {
     case 'entity.too.large': {
@@ -114,4 +131,30 @@ export function fromBodyError(err: unknown, limits: BodyLimits = {}): DomainErro
     return new DomainError('MALFORMED_REQUEST', `the request body could not be read: ${why}`)
   }
   return null
+}
+
+/**
+ * Errors that are the client's doing but arrive as library errors: body-parser failures (formidable, co-body,
+ * raw-body, zlib) and a malformed percent-encoding in the path (URIError from decoding route parameters).
+ */
+export function fromClientError(raw: unknown): DomainError | null {
+  if (raw instanceof URIError)
+    return new DomainError('MALFORMED_REQUEST', 'the request URL contains malformed percent-encoding')
+  return fromBodyError(raw)
+}
+
+/** Seconds a client is asked to wait (Retry-After) while a dependency is down. */
+export const OUTAGE_RETRY_AFTER_S = 5
+
+/** A dependency outage as 503 SERVICE_UNAVAILABLE; null for any other error. The log says which dependency. */
+export function fromOutage(raw: unknown): DomainError | null {
+  if (!dependencyDown(raw)) return null
+  return new DomainError('SERVICE_UNAVAILABLE', 'the service is briefly unavailable; retry in a few seconds', {
+    retry_after_s: OUTAGE_RETRY_AFTER_S,
+  })
+}
+
+/** Any error as the domain error the client should see, or null for Quire's own fault (a 500). */
+export function toClientError(raw: unknown): DomainError | null {
+  return isDomainError(raw) ? raw : (fromClientError(raw) ?? fromOutage(raw))
 }

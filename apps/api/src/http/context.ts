@@ -1,5 +1,6 @@
 import type { Db } from '@quire/db'
 import type { Principal } from '@quire/core'
+import type { SecretBox } from '@quire/secrets'
 import type { BlobStore } from '@quire/storage'
 import type { ParameterizedContext } from 'koa'
 import type { Logger } from 'pino'
@@ -8,10 +9,14 @@ import type { ApiConfig } from '../config.ts'
 export type AppDeps = {
   db: Db
   blobs: BlobStore
+  /** Seals webhook secrets and receiver credentials at rest. */
+  secrets: SecretBox
   config: ApiConfig
   log: Logger
   /** Runs the outbox relay at once after a commit, so work reaches the queues without waiting for the poll. */
   kickRelay: () => void
+  /** Round trip to Redis, for readiness. */
+  pingRedis: () => Promise<unknown>
 }
 
 export type AppState = { principal: Principal }

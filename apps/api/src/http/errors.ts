@@ -1,4 +1,4 @@
-import { DomainError, type DomainErrorCode } from '@quire/domain'
+import type { DomainError, DomainErrorCode } from '@quire/domain'
 
 type Envelope = 'flat' | 'nested'
 
@@ -36,6 +36,10 @@ const ERRORS: Record<DomainErrorCode, { status: number; code?: string; envelope:
   OBJECT_NOT_FOUND: { status: 404, envelope: 'flat' },
   BUCKET_UNAVAILABLE: { status: 502, envelope: 'flat' },
   DOCUMENT_NOT_IN_REVIEW: { status: 409, envelope: 'flat' },
+  ERROR_GROUP_RESOLVED: { status: 409, envelope: 'flat' },
+  METHOD_NOT_ALLOWED: { status: 405, envelope: 'flat' },
+  VALIDATION_ERROR: { status: 400, envelope: 'flat' },
+  SERVICE_UNAVAILABLE: { status: 503, envelope: 'flat' },
 }
 
 export function errorResponse(err: DomainError): { status: number; body: Record<string, unknown> } {
@@ -44,6 +48,11 @@ export function errorResponse(err: DomainError): { status: number; body: Record<
   if (entry.envelope === 'nested') return { status: entry.status, body: { error: { code, message: err.message } } }
   return {
     status: entry.status,
-    body: { error: code, message: err.message, timestamp: new Date().toISOString(), ...(err.details ? { details: err.details } : {}) },
+    body: {
+      error: code,
+      message: err.message,
+      timestamp: new Date().toISOString(),
+      ...(err.details ? { details: err.details } : {}),
+    },
   }
 }

@@ -17,7 +17,8 @@ export function jsonBody(limitBytes = 1024 * 1024): Middleware {
     jsonLimit: limitBytes,
     onError: (err) => {
       const status = (err as { status?: number }).status
-      if (status === 413) throw new DomainError('MALFORMED_REQUEST', `the JSON body is larger than ${Math.floor(limitBytes / 1024)} kB`)
+      if (status === 413)
+        throw new DomainError('MALFORMED_REQUEST', `the JSON body is larger than ${Math.floor(limitBytes / 1024)} kB`)
       throw err
     },
   })

@@ -18,7 +18,10 @@ const B = 'quire-test-boundary'
 let dir: string
 let server: ReturnType<Koa['listen']>
 let port: number
-let seen: { fields: Record<string, unknown>; files: { field: string; name: string | null; size: number; existed: boolean }[] } | null
+let seen: {
+  fields: Record<string, unknown>
+  files: { field: string; name: string | null; size: number; existed: boolean }[]
+} | null
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'quire-multipart-'))
@@ -36,7 +39,12 @@ beforeAll(async () => {
   )
   app.use(async (ctx) => {
     const files = ['files', 'file', 'other'].flatMap((field) =>
-      filesOf(ctx as never, field).map((f) => ({ field, name: f.originalFilename, size: f.size, existed: existsSync(f.filepath) })),
+      filesOf(ctx as never, field).map((f) => ({
+        field,
+        name: f.originalFilename,
+        size: f.size,
+        existed: existsSync(f.filepath),
+      })),
     )
     seen = { fields: fieldsOf(ctx as never), files }
     ctx.body = { ok: true }
@@ -59,7 +67,12 @@ const post = (body: Buffer | Buffer[], opts: Partial<Parameters<typeof rawReques
   const len = (Array.isArray(body) ? body : [body]).reduce((n, b) => n + b.length, 0)
   return rawRequest({
     port,
-    head: ['POST /upload HTTP/1.1', 'Host: test', `Content-Type: multipart/form-data; boundary=${B}`, `Content-Length: ${len}`],
+    head: [
+      'POST /upload HTTP/1.1',
+      'Host: test',
+      `Content-Type: multipart/form-data; boundary=${B}`,
+      `Content-Length: ${len}`,
+    ],
     body,
     ...opts,
   })
@@ -68,7 +81,10 @@ const filePart = (field: string, name: string, content: string | Buffer, type = 
   headers: [`Content-Disposition: form-data; name="${field}"; filename="${name}"`, `Content-Type: ${type}`],
   content,
 })
-const textPart = (field: string, value: string) => ({ headers: [`Content-Disposition: form-data; name="${field}"`], content: value })
+const textPart = (field: string, value: string) => ({
+  headers: [`Content-Disposition: form-data; name="${field}"`],
+  content: value,
+})
 
 /** Temporary files are removed before the response is written. */
 const expectNoTempFiles = () => expect(readdirSync(dir)).toEqual([])
@@ -80,7 +96,13 @@ const expectFlat = (res: RawResponse, status: number, code: string) => {
 
 describe('multipart parsing', () => {
   it('streams files to temporary files and hands the route text fields and files; removes the temporary files afterwards', async () => {
-    const res = await post(multipartBytes(B, [textPart('a', 'one'), filePart('files', 'x.pdf', '%PDF-1.4 hello'), filePart('files', 'y.pdf', 'abc')]))
+    const res = await post(
+      multipartBytes(B, [
+        textPart('a', 'one'),
+        filePart('files', 'x.pdf', '%PDF-1.4 hello'),
+        filePart('files', 'y.pdf', 'abc'),
+      ]),
+    )
     expect(res.status).toBe(200)
     expect(seen!.fields).toEqual({ a: 'one' })
     expect(seen!.files).toEqual([
@@ -94,7 +116,10 @@ describe('multipart parsing', () => {
     const res = await post(
       multipartBytes(B, [
         { headers: ['Content-Disposition: form-data; name="files"; filename="bare.bin"'], content: 'data' },
-        { headers: ['Content-Disposition: form-data; name="b"', 'Content-Type: text/plain; charset=utf-8'], content: 'text' },
+        {
+          headers: ['Content-Disposition: form-data; name="b"', 'Content-Type: text/plain; charset=utf-8'],
+          content: 'text',
+        },
       ]),
     )
     expect(res.status).toBe(200)
@@ -106,7 +131,10 @@ describe('multipart parsing', () => {
     const res = await post(
       multipartBytes(B, [
         {
-          headers: [`Content-Disposition: form-data; name="files"; filename="fallback.pdf"; filename*=UTF-8''%E2%82%AC%20rates.pdf`, 'Content-Type: application/pdf'],
+          headers: [
+            `Content-Disposition: form-data; name="files"; filename="fallback.pdf"; filename*=UTF-8''%E2%82%AC%20rates.pdf`,
+            'Content-Type: application/pdf',
+          ],
           content: 'x',
         },
       ]),
@@ -117,7 +145,13 @@ describe('multipart parsing', () => {
 
   it('accepts several files each just under the per-file limit although together they exceed it', async () => {
     const big = Buffer.alloc(LIMIT - 10, 1)
-    const res = await post(multipartBytes(B, [filePart('files', 'a.pdf', big), filePart('files', 'b.pdf', big), filePart('files', 'c.pdf', big)]))
+    const res = await post(
+      multipartBytes(B, [
+        filePart('files', 'a.pdf', big),
+        filePart('files', 'b.pdf', big),
+        filePart('files', 'c.pdf', big),
+      ]),
+    )
     expect(res.status).toBe(200)
     expect(seen!.files.map((f) => f.size)).toEqual([LIMIT - 10, LIMIT - 10, LIMIT - 10])
     expectNoTempFiles()
@@ -127,7 +161,12 @@ describe('multipart parsing', () => {
     // The writes of small files finish in thread-pool order, so a reordering shows within a few rounds.
     const names = ['a.pdf', 'b.pdf', 'c.pdf']
     for (let round = 0; round < 60; round++) {
-      const res = await post(multipartBytes(B, names.map((n) => filePart('files', n, n))))
+      const res = await post(
+        multipartBytes(
+          B,
+          names.map((n) => filePart('files', n, n)),
+        ),
+      )
       expect(res.status).toBe(200)
       expect(seen!.files.map((f) => f.name)).toEqual(names)
     }
@@ -142,13 +181,20 @@ describe('multipart parsing', () => {
 
 describe('limits', () => {
   it('cuts a file off as soon as it passes the per-file limit: 413 FILE_TOO_LARGE before the client has sent it all, nothing left', async () => {
-    const head = Buffer.from(`--${B}\r\nContent-Disposition: form-data; name="files"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n`)
+    const head = Buffer.from(
+      `--${B}\r\nContent-Disposition: form-data; name="files"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
+    )
     const chunk = Buffer.alloc(64 * 1024, 7)
     let produced = 0
     const total = 50 * LIMIT // the client would send 50 MB; the server must answer after about 1 MB
     const res = await rawRequest({
       port,
-      head: ['POST /upload HTTP/1.1', 'Host: test', `Content-Type: multipart/form-data; boundary=${B}`, `Content-Length: ${head.length + total}`],
+      head: [
+        'POST /upload HTTP/1.1',
+        'Host: test',
+        `Content-Type: multipart/form-data; boundary=${B}`,
+        `Content-Length: ${head.length + total}`,
+      ],
       body: head,
       stream: () => (produced >= total ? null : ((produced += chunk.length), chunk)),
     })
@@ -160,20 +206,35 @@ describe('limits', () => {
   })
 
   it('413 also for a too-large second file after an accepted first one; both temporary files removed', async () => {
-    const res = await post(multipartBytes(B, [filePart('files', 'a.pdf', Buffer.alloc(1000)), filePart('files', 'b.pdf', Buffer.alloc(LIMIT + 1))]))
+    const res = await post(
+      multipartBytes(B, [
+        filePart('files', 'a.pdf', Buffer.alloc(1000)),
+        filePart('files', 'b.pdf', Buffer.alloc(LIMIT + 1)),
+      ]),
+    )
     expectFlat(res, 413, 'FILE_TOO_LARGE')
     expectNoTempFiles()
   })
 
   it('more file parts than allowed → 400 TOO_MANY_FILES', async () => {
-    const res = await post(multipartBytes(B, [1, 2, 3, 4].map((i) => filePart('files', `${i}.pdf`, 'x'))))
+    const res = await post(
+      multipartBytes(
+        B,
+        [1, 2, 3, 4].map((i) => filePart('files', `${i}.pdf`, 'x')),
+      ),
+    )
     expectFlat(res, 400, 'TOO_MANY_FILES')
     expect(res.json.details).toEqual({ max_files: 3 })
     expectNoTempFiles()
   })
 
   it('thousands of text fields → 400 TOO_MANY_FIELDS', async () => {
-    const res = await post(multipartBytes(B, Array.from({ length: 5000 }, () => textPart('a', 'v'))))
+    const res = await post(
+      multipartBytes(
+        B,
+        Array.from({ length: 5000 }, () => textPart('a', 'v')),
+      ),
+    )
     expectFlat(res, 400, 'TOO_MANY_FIELDS')
     expect(MAX_FIELDS).toBeLessThan(5000)
   })
@@ -184,7 +245,10 @@ describe('limits', () => {
   })
 
   it('a part whose headers never end → 400 MALFORMED_REQUEST, not unbounded memory', async () => {
-    const body = Buffer.concat([Buffer.from(`--${B}\r\nContent-Disposition: form-data; name="a"; x="`), Buffer.alloc(1 * MB, 0x61)])
+    const body = Buffer.concat([
+      Buffer.from(`--${B}\r\nContent-Disposition: form-data; name="a"; x="`),
+      Buffer.alloc(1 * MB, 0x61),
+    ])
     const res = await post(body)
     expectFlat(res, 400, 'MALFORMED_REQUEST')
   })
@@ -201,10 +265,20 @@ describe('unknown parameters', () => {
   })
 
   it('names every unknown parameter once: text, file and query', async () => {
-    const body = multipartBytes(B, [textPart('__proto__', 'x'), filePart('files', 'a.pdf', 'x'), filePart('other', 'b.pdf', 'y'), textPart('__proto__', 'z')])
+    const body = multipartBytes(B, [
+      textPart('__proto__', 'x'),
+      filePart('files', 'a.pdf', 'x'),
+      filePart('other', 'b.pdf', 'y'),
+      textPart('__proto__', 'z'),
+    ])
     const res = await rawRequest({
       port,
-      head: ['POST /upload?a=1&zzz=2 HTTP/1.1', 'Host: test', `Content-Type: multipart/form-data; boundary=${B}`, `Content-Length: ${body.length}`],
+      head: [
+        'POST /upload?a=1&zzz=2 HTTP/1.1',
+        'Host: test',
+        `Content-Type: multipart/form-data; boundary=${B}`,
+        `Content-Length: ${body.length}`,
+      ],
       body,
     })
     expectFlat(res, 400, 'UNKNOWN_PARAMETER')
@@ -227,7 +301,9 @@ describe('malformed bodies', () => {
   })
 
   it('no closing boundary → 400 MALFORMED_REQUEST, the half-written file removed', async () => {
-    const res = await post(multipartBytes(B, [filePart('files', 'a.pdf', Buffer.alloc(300_000, 3))], false).subarray(0, 200_000))
+    const res = await post(
+      multipartBytes(B, [filePart('files', 'a.pdf', Buffer.alloc(300_000, 3))], false).subarray(0, 200_000),
+    )
     expectFlat(res, 400, 'MALFORMED_REQUEST')
     expectNoTempFiles()
   })
@@ -241,7 +317,12 @@ describe('malformed bodies', () => {
     const body = Buffer.from('whatever')
     const res = await rawRequest({
       port,
-      head: ['POST /upload HTTP/1.1', 'Host: test', 'Content-Type: multipart/form-data', `Content-Length: ${body.length}`],
+      head: [
+        'POST /upload HTTP/1.1',
+        'Host: test',
+        'Content-Type: multipart/form-data',
+        `Content-Length: ${body.length}`,
+      ],
       body,
     })
     expectFlat(res, 400, 'MALFORMED_REQUEST')
@@ -249,10 +330,72 @@ describe('malformed bodies', () => {
 
   it('an unknown Content-Transfer-Encoding → 400 MALFORMED_REQUEST (formidable says 501)', async () => {
     const res = await post(
-      multipartBytes(B, [{ headers: ['Content-Disposition: form-data; name="files"; filename="a.pdf"', 'Content-Transfer-Encoding: gzip'], content: 'x' }]),
+      multipartBytes(B, [
+        {
+          headers: [
+            'Content-Disposition: form-data; name="files"; filename="a.pdf"',
+            'Content-Transfer-Encoding: gzip',
+          ],
+          content: 'x',
+        },
+      ]),
     )
     expectFlat(res, 400, 'MALFORMED_REQUEST')
   })
+
+  // Reliability item 1: a text part with `Content-Transfer-Encoding: 7bit` made formidable throw ERR_UNKNOWN_ENCODING
+  // from an async listener, outside any handler, and the process exited. Every encoding must end as an answer.
+  it.each(['7bit', '8bit', 'binary', 'BINARY', 'utf-8', '8BIT'])(
+    'a text part with Content-Transfer-Encoding: %s is read as UTF-8 text; the server keeps serving',
+    async (encoding) => {
+      const res = await post(
+        multipartBytes(B, [
+          {
+            headers: ['Content-Disposition: form-data; name="a"', `Content-Transfer-Encoding: ${encoding}`],
+            content: 'héllo',
+          },
+          {
+            headers: [...filePart('files', 'a.pdf', 'x').headers, `Content-Transfer-Encoding: ${encoding}`],
+            content: 'x',
+          },
+        ]),
+      )
+      expect(res.status).toBe(200)
+      expect(seen?.fields).toEqual({ a: 'héllo' })
+      expect(seen?.files.map((f) => f.size)).toEqual([1])
+      expectNoTempFiles()
+    },
+  )
+
+  it('a base64 text part is decoded once, to its text', async () => {
+    const res = await post(
+      multipartBytes(B, [
+        {
+          headers: ['Content-Disposition: form-data; name="a"', 'Content-Transfer-Encoding: base64'],
+          content: Buffer.from('grüße').toString('base64'),
+        },
+      ]),
+    )
+    expect(res.status).toBe(200)
+    expect(seen?.fields).toEqual({ a: 'grüße' })
+  })
+
+  it.each(['quoted-printable', 'x-uuencode', 'gzip', '', 'utf-16le', 'latin1\u0000'])(
+    'a text part with an unsupported Content-Transfer-Encoding %j → 400 MALFORMED_REQUEST, never a crash',
+    async (encoding) => {
+      const res = await post(
+        multipartBytes(B, [
+          {
+            headers: ['Content-Disposition: form-data; name="a"', `Content-Transfer-Encoding: ${encoding}`],
+            content: 'x',
+          },
+        ]),
+      )
+      expectFlat(res, 400, 'MALFORMED_REQUEST')
+      const ok = await post(multipartBytes(B, [textPart('a', '1')]))
+      expect(ok.status).toBe(200)
+    },
+  )
 
   it('another content type → 415 UNSUPPORTED_MEDIA_TYPE', async () => {
     const body = Buffer.from('{"a":1}')
@@ -268,7 +411,12 @@ describe('malformed bodies', () => {
     const part = multipartBytes(B, [filePart('files', 'a.pdf', Buffer.alloc(500_000, 5))])
     await rawRequest({
       port,
-      head: ['POST /upload HTTP/1.1', 'Host: test', `Content-Type: multipart/form-data; boundary=${B}`, `Content-Length: ${part.length}`],
+      head: [
+        'POST /upload HTTP/1.1',
+        'Host: test',
+        `Content-Type: multipart/form-data; boundary=${B}`,
+        `Content-Length: ${part.length}`,
+      ],
       body: part.subarray(0, 300_000),
       closeAfterBody: 'destroy',
     })
@@ -282,7 +430,12 @@ describe('malformed bodies', () => {
     const part = multipartBytes(B, [filePart('files', 'a.pdf', Buffer.alloc(500_000, 5))])
     const res = await rawRequest({
       port,
-      head: ['POST /upload HTTP/1.1', 'Host: test', `Content-Type: multipart/form-data; boundary=${B}`, `Content-Length: ${part.length}`],
+      head: [
+        'POST /upload HTTP/1.1',
+        'Host: test',
+        `Content-Type: multipart/form-data; boundary=${B}`,
+        `Content-Length: ${part.length}`,
+      ],
       body: part.subarray(0, 300_000),
       closeAfterBody: 'end',
     })

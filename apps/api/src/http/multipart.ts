@@ -3,12 +3,11 @@ import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import formidable, { type File, type Part } from 'formidable'
 import type { Context, Middleware } from 'koa'
-import { DomainError, isDomainError, PLATFORM_MAX_FILE_MB } from '@quire/domain'
+import { DomainError, isDomainError } from '@quire/domain'
 import type { UploadedFile } from '@quire/core'
 import { fromBodyError, type BodyLimits } from './body-errors.ts'
 import { closeAfterResponse } from './connection.ts'
-import type { AppDeps } from './context.ts'
-import { describeNames, SUBMIT_PARAMETERS, unknownParameters, type SubmitParameters } from './submit-parameters.ts'
+import { describeNames, type SubmitParameters, unknownParameters } from './submit-parameters.ts'
 
 const MB = 1024 * 1024
 
@@ -32,27 +31,16 @@ export type MultipartOptions = {
 }
 
 type TempFile = { path: string; stream: WriteStream }
-type Parsed = { fields: Record<string, string[]>; files: Record<string, File[]>; textNames: string[]; fileNames: string[] }
-
-/**
- * POST /v1/jobs bodies: multipart/form-data, each file part streamed to its own temporary file under
- * QUIRE_UPLOAD_DIR (never whole in memory), with the platform limits of the spec: 100 MB per file, enforced while the
- * part streams, QUIRE_MAX_FILES_PER_REQUEST files. Parameters the key's form does not accept are rejected.
- */
-export function multipartBody(deps: AppDeps): Middleware {
-  return multipartMiddleware({
-    uploadDir: deps.config.uploadDir,
-    maxFileBytes: PLATFORM_MAX_FILE_MB * MB,
-    maxFiles: deps.config.maxFilesPerRequest,
-    parameters: (ctx) => {
-      const form = (ctx.state as { principal?: { apiForm?: string } }).principal?.apiForm
-      return form === 'A' || form === 'B' ? SUBMIT_PARAMETERS[form] : null
-    },
-  })
+type Parsed = {
+  fields: Record<string, string[]>
+  files: Record<string, File[]>
+  textNames: string[]
+  fileNames: string[]
 }
 
 /**
- * The multipart parser behind {@link multipartBody}. On success `ctx.request.body` holds the text fields and
+ * multipart/form-data bodies (POST /v1/jobs), each file part streamed to its own temporary file (never whole in
+ * memory) with the per-file limit enforced while the part streams. On success `ctx.request.body` holds the text fields and
  * `ctx.request.files` the files (a name sent once is a single value, as koa-body gives it; use fieldsOf / filesOf).
  *
  * Every failure is a flat 4xx with a stable code (see README, "Bad input"). Whatever happens, every temporary file
@@ -70,7 +58,8 @@ export function multipartMiddleware(opts: MultipartOptions): Middleware {
     maxFieldsBytes: opts.maxFieldsBytes ?? MAX_FIELDS_BYTES,
   }
   return async (ctx, next) => {
-    if (!ctx.is('multipart/form-data')) throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'send files as multipart/form-data')
+    if (!ctx.is('multipart/form-data'))
+      throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'send files as multipart/form-data')
     const temps: TempFile[] = []
     try {
       let parsed: Parsed
@@ -93,7 +82,9 @@ export function multipartMiddleware(opts: MultipartOptions): Middleware {
           throw new DomainError(
             'UNKNOWN_PARAMETER',
             `unknown parameter${unknown.length > 1 ? 's' : ''} ${describeNames(unknown)}; this endpoint accepts ${allowed}` +
-              (accepted.query.length ? ' (text parameters also in the query string)' : ' (as form fields, not in the query string)'),
+              (accepted.query.length
+                ? ' (text parameters also in the query string)'
+                : ' (as form fields, not in the query string)'),
             { parameters: unknown.slice(0, 50) },
           )
         }
@@ -108,7 +99,13 @@ export function multipartMiddleware(opts: MultipartOptions): Middleware {
   }
 }
 
-function parseMultipart(ctx: Context, uploadDir: string, opts: MultipartOptions, limits: BodyLimits, temps: TempFile[]): Promise<Parsed> {
+function parseMultipart(
+  ctx: Context,
+  uploadDir: string,
+  opts: MultipartOptions,
+  limits: BodyLimits,
+  temps: TempFile[],
+): Promise<Parsed> {
   const req = ctx.req
   const form = formidable({
     uploadDir,
@@ -141,16 +138,35 @@ function parseMultipart(ctx: Context, uploadDir: string, opts: MultipartOptions,
   const fileNames: string[] = []
   let fileParts = 0
   const handle = form._handlePart.bind(form) as (part: Part) => Promise<void> | void
-  form.onPart = ((part: Part) => {
+  // formidable awaits onPart inside an async stream listener: anything thrown or rejected there escapes every handler
+  // and ends the process. Every part therefore goes through this guard, which turns any failure into a 400.
+  const guarded = (part: Part): Promise<void> =>
+    Promise.resolve()
+      .then(() => onPart(part))
+      .catch((err: unknown) => {
+        fail(isDomainError(err) ? err : new DomainError('MALFORMED_REQUEST', 'a multipart part could not be read'))
+      })
+  form.onPart = guarded as typeof form.onPart
+  const onPart = (part: Part): Promise<void> | void => {
     if (internal.error) return undefined
     if (!part.name) {
-      fail(new DomainError('MALFORMED_REQUEST', 'a multipart part has no name (Content-Disposition: form-data; name="...")'))
+      fail(
+        new DomainError(
+          'MALFORMED_REQUEST',
+          'a multipart part has no name (Content-Disposition: form-data; name="...")',
+        ),
+      )
       return undefined
     }
-    const starName = extendedFileName((part as Part & { headers?: Record<string, string> }).headers?.['content-disposition'])
+    const starName = extendedFileName(
+      (part as Part & { headers?: Record<string, string> }).headers?.['content-disposition'],
+    )
     if (starName !== null) part.originalFilename = starName
     if (!isFilePart(part)) {
       part.mimetype = null // a text field, even when it declares text/plain
+      // formidable has already undone the transfer encoding (7bit, 8bit, binary, base64) and would now pass the header
+      // value to StringDecoder as a character set, which throws for `7bit`; the bytes left are UTF-8 text.
+      ;(part as Part & { transferEncoding?: string }).transferEncoding = 'utf-8'
       textNames.push(part.name)
       return handle(part)
     }
@@ -158,7 +174,9 @@ function parseMultipart(ctx: Context, uploadDir: string, opts: MultipartOptions,
     fileParts += 1
     fileNames.push(part.name)
     if (fileParts > opts.maxFiles) {
-      fail(new DomainError('TOO_MANY_FILES', `at most ${opts.maxFiles} files per request`, { max_files: opts.maxFiles }))
+      fail(
+        new DomainError('TOO_MANY_FILES', `at most ${opts.maxFiles} files per request`, { max_files: opts.maxFiles }),
+      )
       return undefined
     }
     // Registered before formidable's own listener, so the chunk that crosses the limit is never written.
@@ -176,7 +194,7 @@ function parseMultipart(ctx: Context, uploadDir: string, opts: MultipartOptions,
     const accepted = opts.parameters?.(ctx)
     if (accepted && part.name !== accepted.fileField) return undefined // counted and size-checked, never stored
     return handle(part)
-  }) as typeof form.onPart
+  }
 
   return form.parse(req).then(([fields, files]) => {
     // formidable lists a file when its write finishes, which can differ from the order the parts arrived in; the
@@ -194,10 +212,16 @@ function parseMultipart(ctx: Context, uploadDir: string, opts: MultipartOptions,
  * formidable accumulates a part's header lines in memory without a bound; a part whose headers never end would grow
  * one string until the process runs out of memory. Count them on the multipart parser it creates.
  */
-function guardPartHeaders(form: ReturnType<typeof formidable>, internal: { _parser?: unknown }, fail: (err: DomainError) => void) {
+function guardPartHeaders(
+  form: ReturnType<typeof formidable>,
+  internal: { _parser?: unknown },
+  fail: (err: DomainError) => void,
+) {
   let hooked = false
   form.on('plugin' as never, () => {
-    const parser = internal._parser as { on?: (ev: string, fn: (e: { name: string; start?: number; end?: number }) => void) => void } | undefined
+    const parser = internal._parser as
+      | { on?: (ev: string, fn: (e: { name: string; start?: number; end?: number }) => void) => void }
+      | undefined
     if (hooked || !parser || typeof parser.on !== 'function') return
     hooked = true
     let headerBytes = 0
@@ -206,7 +230,12 @@ function guardPartHeaders(form: ReturnType<typeof formidable>, internal: { _pars
       else if (name === 'headerField' || name === 'headerValue') {
         headerBytes += (end ?? 0) - (start ?? 0)
         if (headerBytes > MAX_PART_HEADER_BYTES) {
-          fail(new DomainError('MALFORMED_REQUEST', `the headers of a multipart part exceed ${MAX_PART_HEADER_BYTES / 1024} kB`))
+          fail(
+            new DomainError(
+              'MALFORMED_REQUEST',
+              `the headers of a multipart part exceed ${MAX_PART_HEADER_BYTES / 1024} kB`,
+            ),
+          )
         }
       }
     })

@@ -1,7 +1,6 @@
 /**
- * The parameters POST /v1/jobs accepts in each form (spec, "POST /v1/jobs"). Anything else in a multipart
- * submission is answered 400 UNKNOWN_PARAMETER, so a misspelt parameter is never silently ignored.
- * Kept in step with the route schemas (FormASubmitFields, FormBSubmitFields) by submit-parameters.test.ts.
+ * The parameters a multipart body accepts (derived from the route declaration by `acceptedParameters`). Anything
+ * else in a multipart submission is answered 400 UNKNOWN_PARAMETER, so a misspelt parameter is never silently ignored.
  */
 export type SubmitParameters = {
   /** The repeatable file field. */
@@ -10,22 +9,6 @@ export type SubmitParameters = {
   text: readonly string[]
   /** Query-string parameters (Form B also takes its text parameters there). */
   query: readonly string[]
-}
-
-const FORM_A_TEXT = ['pipeline_id', 'version', 'source_tag', 'metadata', 'run_kind'] as const
-const FORM_B_TEXT = [
-  'pipeline_id',
-  'pipeline_version',
-  'schema_id',
-  'priority',
-  'client_reference_id',
-  'environment',
-  'mode',
-] as const
-
-export const SUBMIT_PARAMETERS: Record<'A' | 'B', SubmitParameters> = {
-  A: { fileField: 'file', text: FORM_A_TEXT, query: [] },
-  B: { fileField: 'files', text: FORM_B_TEXT, query: FORM_B_TEXT },
 }
 
 export type ReceivedNames = { text: readonly string[]; files: readonly string[]; query: readonly string[] }

@@ -27,15 +27,28 @@ describe('errorHandler', () => {
   it('answers domain errors in their envelope without logging', async () => {
     const r = await answer(new DomainError('TOO_MANY_FILES', 'at most 20 files per request', { max_files: 20 }))
     expect(r.status).toBe(400)
-    expect(r.body).toEqual({ error: 'TOO_MANY_FILES', message: 'at most 20 files per request', timestamp: expect.any(String), details: { max_files: 20 } })
+    expect(r.body).toEqual({
+      error: 'TOO_MANY_FILES',
+      message: 'at most 20 files per request',
+      timestamp: expect.any(String),
+      details: { max_files: 20 },
+    })
     expect(r.logged).toBe('')
   })
 
   it('maps client-caused library errors to 4xx: formidable (even its 501), JSON syntax, zlib, URIError', async () => {
-    expect((await answer(Object.assign(new Error('unknown transfer-encoding'), { code: 1014, httpCode: 501 }))).status).toBe(400)
-    expect((await answer(Object.assign(new Error('maxFields'), { code: 1007, httpCode: 413 }))).body.error).toBe('TOO_MANY_FIELDS')
-    expect((await answer(Object.assign(new SyntaxError('Unexpected end of JSON input'), { status: 400 }))).body.error).toBe('MALFORMED_REQUEST')
-    expect((await answer(Object.assign(new Error('incorrect header check'), { code: 'Z_DATA_ERROR', errno: -3 }))).status).toBe(400)
+    expect(
+      (await answer(Object.assign(new Error('unknown transfer-encoding'), { code: 1014, httpCode: 501 }))).status,
+    ).toBe(400)
+    expect((await answer(Object.assign(new Error('maxFields'), { code: 1007, httpCode: 413 }))).body.error).toBe(
+      'TOO_MANY_FIELDS',
+    )
+    expect(
+      (await answer(Object.assign(new SyntaxError('Unexpected end of JSON input'), { status: 400 }))).body.error,
+    ).toBe('MALFORMED_REQUEST')
+    expect(
+      (await answer(Object.assign(new Error('incorrect header check'), { code: 'Z_DATA_ERROR', errno: -3 }))).status,
+    ).toBe(400)
     const uri = await answer(new URIError('URI malformed'))
     expect(uri.status).toBe(400)
     expect(uri.body.error).toBe('MALFORMED_REQUEST')

@@ -1,19 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import type { Middleware } from 'koa'
-import { DomainError, isDomainError } from '@quire/domain'
 import type { Logger } from 'pino'
-import { fromBodyError } from '../http/body-errors.ts'
+import { OUTAGE_RETRY_AFTER_S, toClientError } from '../http/body-errors.ts'
 import { closeAfterResponse } from '../http/connection.ts'
 import { errorResponse } from '../http/errors.ts'
-
-/**
- * Errors that are the client's doing but arrive as library errors: body-parser failures (formidable, co-body,
- * raw-body, zlib) and a malformed percent-encoding in the path (URIError from decoding route parameters).
- */
-function fromClientError(raw: unknown): DomainError | null {
-  if (raw instanceof URIError) return new DomainError('MALFORMED_REQUEST', 'the request URL contains malformed percent-encoding')
-  return fromBodyError(raw)
-}
 
 /**
  * Top of the chain: every error becomes an envelope; only unexpected ones are logged, with an id to quote.
@@ -25,11 +15,20 @@ export function errorHandler(log: Logger): Middleware {
     try {
       await next()
     } catch (raw) {
-      const err = isDomainError(raw) ? raw : fromClientError(raw)
+      if (ctx.req.aborted || ctx.req.socket?.destroyed) {
+        // The client went away mid-request: nothing to answer, nothing wrong with Quire.
+        log.info({ path: ctx.path, method: ctx.method }, 'client aborted the request')
+        return
+      }
+      const err = toClientError(raw)
       if (err) {
         const res = errorResponse(err)
         ctx.status = res.status
         ctx.body = res.body
+        if (err.code === 'SERVICE_UNAVAILABLE') {
+          ctx.set('Retry-After', String(OUTAGE_RETRY_AFTER_S))
+          log.warn({ err: raw, path: ctx.path }, 'dependency unavailable: answered 503')
+        }
       } else {
         const errorId = randomUUID()
         log.error({ err: raw, errorId, path: ctx.path }, 'unexpected error')

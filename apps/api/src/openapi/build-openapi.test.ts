@@ -1,6 +1,7 @@
 // The OpenAPI document: well-formed 3.1, every route the routers have is documented (and nothing else), every error
 // the error table produces fits its envelope schema, every presenter sample validates against the generated JSON
 // Schema, and the /docs page renders every operation and schema.
+import { ephemeralSecretBox } from '@quire/secrets'
 import { mkdtempSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -25,7 +26,9 @@ import { createApp } from '../app.ts'
 import { config } from '../config.ts'
 import type { AppDeps } from '../http/context.ts'
 import { errorResponse } from '../http/errors.ts'
-import { buildOpenApi, documentedRoutes, type ApiForm } from './build-openapi.ts'
+import type { ApiForm } from '@quire/forms'
+import { ROUTES } from '../routes/registry.ts'
+import { buildOpenApi } from './build-openapi.ts'
 import { DOMAIN_ERROR_CODES, errorInfo, FlatError, NestedError } from './error-schemas.ts'
 import { openApiValidator } from './openapi-validator.test-helper.ts'
 import { renderDocsHtml, renderDocsIndex } from './render-docs.ts'
@@ -73,12 +76,14 @@ function operationsOf(doc: Json) {
 }
 
 describe.each(FORMS)('OpenAPI document, Form %s', (form) => {
-  const doc = buildOpenApi(form, { serverUrl: 'https://quire.example' }) as Json
+  const doc = buildOpenApi(ROUTES, form, { serverUrl: 'https://quire.example' }) as Json
 
   it('is OpenAPI 3.1 with the API-key scheme in the X-API-Key header', () => {
     expect(doc.openapi).toMatch(/^3\.1\.\d+$/)
     expect(doc.info.title).toContain(`Form ${form}`)
-    expect(doc.components.securitySchemes.ApiKey).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }))
+    expect(doc.components.securitySchemes.ApiKey).toEqual(
+      expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
+    )
     expect(doc.servers).toEqual([{ url: 'https://quire.example' }])
   })
 
@@ -89,14 +94,24 @@ describe.each(FORMS)('OpenAPI document, Form %s', (form) => {
     for (const { path: p, method, op } of ops) {
       const where = `${method.toUpperCase()} ${p}`
       const templated = [...p.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort()
-      const declared = (op.parameters ?? []).filter((x: Json) => x.in === 'path').map((x: Json) => x.name).sort()
+      const declared = (op.parameters ?? [])
+        .filter((x: Json) => x.in === 'path')
+        .map((x: Json) => x.name)
+        .sort()
       expect(declared, where).toEqual(templated)
-      expect(Object.keys(op.responses).some((s) => s.startsWith('2')), where).toBe(true)
+      expect(
+        Object.keys(op.responses).some((s) => s.startsWith('2')),
+        where,
+      ).toBe(true)
       for (const [status, r] of Object.entries(op.responses as Record<string, Json>)) {
         expect(r.description, `${where} ${status}`).toBeTruthy()
-        if (Number(status) >= 400) expect(refsIn(r.content)).toEqual(expect.arrayContaining([expect.stringMatching(/(Flat|Nested)Error$/)]))
+        if (Number(status) >= 400)
+          expect(refsIn(r.content)).toEqual(expect.arrayContaining([expect.stringMatching(/(Flat|Nested)Error$/)]))
       }
-      if (op.security?.some((s: Json) => 'ApiKey' in s) && !op.security.some((s: Json) => Object.keys(s).length === 0)) {
+      if (
+        op.security?.some((s: Json) => 'ApiKey' in s) &&
+        !op.security.some((s: Json) => Object.keys(s).length === 0)
+      ) {
         expect(op.responses['401'], `${where} documents 401`).toBeDefined()
         expect(op.responses['403'], `${where} documents 403`).toBeDefined()
       }
@@ -112,20 +127,24 @@ describe.each(FORMS)('OpenAPI document, Form %s', (form) => {
   it('documents exactly the routes the Koa routers serve', () => {
     const uploadDir = mkdtempSync(path.join(os.tmpdir(), 'quire-openapi-'))
     const deps = {
+      secrets: ephemeralSecretBox(),
       db: {} as AppDeps['db'],
       blobs: {} as AppDeps['blobs'],
       config: { ...config, uploadDir },
       log: pino({ level: 'silent' }),
       kickRelay: () => {},
+      pingRedis: async () => 'PONG',
     } satisfies AppDeps
     const app = createApp(deps)
     type Layer = { path: string; methods: string[] }
-    const layers = (app.middleware as (Koa.Middleware & { router?: { stack: Layer[] } })[]).flatMap((m) => m.router?.stack ?? [])
+    const layers = (app.middleware as (Koa.Middleware & { router?: { stack: Layer[] } })[]).flatMap(
+      (m) => m.router?.stack ?? [],
+    )
     const normal = (p: string) => p.replace(/:\w+/g, '{}').replace(/\{\w+\}/g, '{}')
     const served = new Set(
       layers.flatMap((l) => l.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${normal(l.path)}`)),
     )
-    const documented = new Set(documentedRoutes(form).map((r) => normal(r)))
+    const documented = new Set(ROUTES.map((r) => normal(`${r.method.toUpperCase()} ${r.path}`)))
     expect(served.size).toBeGreaterThan(10)
     // A route without documentation, or documentation of a route that does not exist, fails here.
     expect([...served].filter((r) => !documented.has(r)).sort(), 'served but not documented').toEqual([])
@@ -136,23 +155,41 @@ describe.each(FORMS)('OpenAPI document, Form %s', (form) => {
 
   it('validates what the presenters return against the generated JSON Schema', () => {
     const v = openApiValidator(doc)
-    const ok = (name: string, value: unknown) => expect(v.schemaErrors(name, value), `${name}: ${JSON.stringify(value)}`).toEqual([])
+    const ok = (name: string, value: unknown) =>
+      expect(v.schemaErrors(name, value), `${name}: ${JSON.stringify(value)}`).toEqual([])
     for (const job of Object.values(jobs)) {
       if (form === 'A') {
         ok('JobCreated', presentFormAJobCreated(job))
         ok('Job', presentFormAJob(job))
       } else {
-        for (const stages of [false, true]) for (const result of [false, true]) ok('Job', presentFormBJob(job, { stages, result }))
-        ok('SubmitAccepted', [presentFormBSubmitted(job, 'https://quire.example'), presentFormBJob(job, { stages: true, result: true })])
+        for (const stages of [false, true])
+          for (const result of [false, true]) ok('Job', presentFormBJob(job, { stages, result }))
+        ok('SubmitAccepted', [
+          presentFormBSubmitted(job, 'https://quire.example'),
+          presentFormBJob(job, { stages: true, result: true }),
+        ])
       }
     }
     for (const w of webhooks) {
-      ok('WebhookWithSecret', form === 'A' ? presentFormAWebhook(w, { revealSecret: true }) : presentFormBWebhook(w, { revealSecret: true }))
-      ok('Webhook', form === 'A' ? presentFormAWebhook(w, { revealSecret: false }) : presentFormBWebhook(w, { revealSecret: false }))
+      ok(
+        'WebhookWithSecret',
+        form === 'A' ? presentFormAWebhook(w, { revealSecret: true }) : presentFormBWebhook(w, { revealSecret: true }),
+      )
+      ok(
+        'Webhook',
+        form === 'A'
+          ? presentFormAWebhook(w, { revealSecret: false })
+          : presentFormBWebhook(w, { revealSecret: false }),
+      )
     }
     for (const p of pipelines) ok('Pipeline', presentPipeline(p, form))
     // The closed schemas reject what the presenters never write.
-    expect(v.schemaErrors('Job', { ...presentFormAJob(jobs.completed!), ...presentFormBJob(jobs.completed!, { stages: true, result: true }) })).not.toEqual([])
+    expect(
+      v.schemaErrors('Job', {
+        ...presentFormAJob(jobs.completed!),
+        ...presentFormBJob(jobs.completed!, { stages: true, result: true }),
+      }),
+    ).not.toEqual([])
   })
 
   it('documents request bodies from the route schemas, with files as binary parts', () => {
@@ -162,11 +199,17 @@ describe.each(FORMS)('OpenAPI document, Form %s', (form) => {
     expect(multipart.properties[field]).toMatchObject({ type: 'array', items: { type: 'string', format: 'binary' } })
     expect(multipart.required).toContain(field)
     expect(Object.keys(multipart.properties)).toEqual(
-      expect.arrayContaining(form === 'A' ? ['pipeline_id', 'version', 'source_tag', 'metadata', 'run_kind'] : ['pipeline_id', 'pipeline_version', 'schema_id', 'priority', 'client_reference_id', 'environment', 'mode']),
+      expect.arrayContaining(
+        form === 'A'
+          ? ['pipeline_id', 'version', 'source_tag', 'metadata', 'run_kind']
+          : ['pipeline_id', 'pipeline_version', 'schema_id', 'priority', 'client_reference_id', 'environment', 'mode'],
+      ),
     )
     if (form === 'A') expect(submit['application/json']).toBeDefined()
     const webhook = resolve(doc, doc.paths['/v1/webhooks'].post.requestBody.content['application/json'].schema.$ref)
-    expect(webhook.required).toEqual(expect.arrayContaining(form === 'A' ? ['name', 'url', 'auth_type'] : ['name', 'url']))
+    expect(webhook.required).toEqual(
+      expect.arrayContaining(form === 'A' ? ['name', 'url', 'auth_type'] : ['name', 'url']),
+    )
     const list = doc.paths['/v1/jobs'].get.parameters.find((p: Json) => p.name === 'limit')
     expect(list.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 25 })
   })
@@ -179,7 +222,9 @@ describe.each(FORMS)('OpenAPI document, Form %s', (form) => {
     expect(codes(413)).toContain('FILE_TOO_LARGE')
     expect(codes(422)).toContain('UNSUPPORTED_FILE_TYPE')
     expect(codes(401)).toContain('NestedError')
-    expect(JSON.stringify(doc.paths['/v1/jobs/{job_id}'].get.responses['404'].content)).toMatch(/NestedError.*job_not_found/)
+    expect(JSON.stringify(doc.paths['/v1/jobs/{job_id}'].get.responses['404'].content)).toMatch(
+      /NestedError.*job_not_found/,
+    )
     expect(JSON.stringify(doc.paths['/v1/webhooks'].post.responses['409'].content)).toContain('WEBHOOK_NAME_CONFLICT')
   })
 
@@ -197,7 +242,7 @@ describe.each(FORMS)('OpenAPI document, Form %s', (form) => {
 
 describe('error envelopes', () => {
   it('every domain error code renders in the envelope its schema describes', () => {
-    const v = openApiValidator(buildOpenApi('A'))
+    const v = openApiValidator(buildOpenApi(ROUTES, 'A'))
     for (const code of DOMAIN_ERROR_CODES) {
       const { body } = errorResponse(new DomainError(code, 'message', { issues: [] }))
       const info = errorInfo(code)
@@ -206,7 +251,11 @@ describe('error envelopes', () => {
       expect(v.schemaErrors(info.envelope === 'flat' ? 'FlatError' : 'NestedError', body), code).toEqual([])
     }
     expect(errorInfo('job_not_found')).toMatchObject({ status: 404, envelope: 'nested' })
-    expect(errorInfo('PIPELINE_FILE_TOO_LARGE')).toMatchObject({ status: 422, wireCode: 'FILE_TOO_LARGE', envelope: 'flat' })
+    expect(errorInfo('PIPELINE_FILE_TOO_LARGE')).toMatchObject({
+      status: 422,
+      wireCode: 'FILE_TOO_LARGE',
+      envelope: 'flat',
+    })
   })
 
   it('the /docs index links both forms', () => {

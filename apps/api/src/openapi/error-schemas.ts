@@ -9,7 +9,10 @@ export const FlatError = z
     error: z.string().describe('Stable machine code; branch on it.'),
     message: z.string().describe('Human text; may change.'),
     timestamp: Timestamp,
-    details: z.record(z.string(), z.unknown()).optional().describe('Structured detail, e.g. `issues` for INVALID_PARAMETER.'),
+    details: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('Structured detail, e.g. `issues` for INVALID_PARAMETER.'),
   })
   .describe('Flat error envelope.')
 
@@ -49,12 +52,14 @@ export const ERROR_DESCRIPTIONS: Record<DomainErrorCode, string> = {
   INVALID_PARAMETER: 'a parameter is missing or out of range; `details.issues` names each one.',
   INVALID_METADATA: '`metadata` is not a JSON object of at most 20 string values.',
   INVALID_DEFINITION: 'the pipeline definition is invalid; `details.issues` names each bad path.',
-  INVALID_WEBHOOK_URL: 'the url is not https, or resolves to a private, loopback or link-local address, or does not resolve.',
+  INVALID_WEBHOOK_URL:
+    'the url is not https, or resolves to a private, loopback or link-local address, or does not resolve.',
   RESERVED_HEADER: 'a static header name starts with `X-Service-`.',
   INVALID_EVENT: 'an event id is not one of the form’s events; `details.allowed` lists them.',
   JOB_NOT_CANCELLABLE: 'the job has already finished.',
   MALFORMED_REQUEST: 'the body could not be read (for example invalid JSON).',
-  UNSUPPORTED_MEDIA_TYPE: 'wrong content type (job submission needs multipart/form-data; Form A also takes application/json).',
+  UNSUPPORTED_MEDIA_TYPE:
+    'wrong content type (job submission needs multipart/form-data; Form A also takes application/json).',
   UNKNOWN_PARAMETER: 'a parameter this form does not accept (a misspelt name is never silently ignored).',
   TOO_MANY_FILES: 'more file parts than the per-request limit (QUIRE_MAX_FILES_PER_REQUEST).',
   TOO_MANY_FIELDS: 'too many text fields in the multipart body.',
@@ -63,6 +68,11 @@ export const ERROR_DESCRIPTIONS: Record<DomainErrorCode, string> = {
   OBJECT_NOT_FOUND: 'no object with that key in the bucket (Form A JSON submission).',
   BUCKET_UNAVAILABLE: 'the bucket could not be read; retry later (Form A JSON submission).',
   DOCUMENT_NOT_IN_REVIEW: 'the document is not waiting for review.',
+  VALIDATION_ERROR: 'a string in the request (query, body or form field) contains a NUL character.',
+  SERVICE_UNAVAILABLE:
+    'a dependency (database or queue) is briefly unavailable; retry after the number of seconds in `Retry-After`.',
+  ERROR_GROUP_RESOLVED: 'the error group is already resolved: no job of it is blocked.',
+  METHOD_NOT_ALLOWED: 'the path exists but not with this method; `Allow` lists the methods it takes.',
 }
 
 /** Every domain error code (complete: ERROR_DESCRIPTIONS is a Record over the type). */

@@ -16,7 +16,8 @@ export function closeObjects<T>(node: T): T {
   if (!node || typeof node !== 'object') return node
   const out: Json = {}
   for (const [k, v] of Object.entries(node as Json)) out[k] = SKIP.has(k) ? v : closeObjects(v)
-  if (out.type === 'object' && out.properties && out.additionalProperties === undefined) out.additionalProperties = false
+  if (out.type === 'object' && out.properties && out.additionalProperties === undefined)
+    out.additionalProperties = false
   return out as T
 }
 
@@ -33,7 +34,10 @@ export type OpenApiValidator = {
 export function openApiValidator(doc: Json): OpenApiValidator {
   const closed = closeObjects(doc)
   const ajv = new Ajv2020({ strict: false, allErrors: true })
-  ajv.addFormat('date-time', { type: 'string', validate: (s: string) => RFC3339.test(s) && !Number.isNaN(Date.parse(s)) })
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (s: string) => RFC3339.test(s) && !Number.isNaN(Date.parse(s)),
+  })
   ajv.addFormat('uri', {
     type: 'string',
     validate: (s: string) => {
@@ -52,7 +56,9 @@ export function openApiValidator(doc: Json): OpenApiValidator {
     let validate = compiled.get(ref)
     if (!validate) compiled.set(ref, (validate = ajv.compile({ $ref: ref })))
     if (validate(value)) return []
-    return (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`)
+    return (validate.errors ?? []).map(
+      (e) => `${e.instancePath || '(root)'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`,
+    )
   }
 
   return {
@@ -60,8 +66,13 @@ export function openApiValidator(doc: Json): OpenApiValidator {
       const op = ((closed.paths as Json)[path] as Json | undefined)?.[method.toLowerCase()] as Json | undefined
       if (!op) return [`no operation ${method} ${path} in the document`]
       const responses = op.responses as Json
-      if (!responses[String(status)]) return [`${method} ${path} documents no ${status} response`]
-      return run(`quire:openapi#/${pointer('paths', path, method.toLowerCase(), 'responses', String(status), 'content', 'application/json', 'schema')}`, body)
+      const response = responses[String(status)] as Json | undefined
+      if (!response) return [`${method} ${path} documents no ${status} response`]
+      if (!(response.content as Json | undefined)?.['application/json']) return []
+      return run(
+        `quire:openapi#/${pointer('paths', path, method.toLowerCase(), 'responses', String(status), 'content', 'application/json', 'schema')}`,
+        body,
+      )
     },
     schemaErrors(name, value) {
       return run(`quire:openapi#/${pointer('components', 'schemas', name)}`, value)

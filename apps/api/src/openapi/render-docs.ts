@@ -31,7 +31,8 @@ function typeOf(s: Schema | undefined): string {
   if (typeof s.$ref === 'string') return schemaLink(refName(s.$ref))
   if (s.const !== undefined) return `<code>${esc(JSON.stringify(s.const))}</code>`
   if (Array.isArray(s.enum)) return s.enum.map((v) => `<code>${esc(JSON.stringify(v))}</code>`).join(' | ')
-  for (const k of ['anyOf', 'oneOf'] as const) if (Array.isArray(s[k])) return (s[k] as Schema[]).map(typeOf).join(' | ')
+  for (const k of ['anyOf', 'oneOf'] as const)
+    if (Array.isArray(s[k])) return (s[k] as Schema[]).map(typeOf).join(' | ')
   if (Array.isArray(s.allOf)) return (s.allOf as Schema[]).map(typeOf).join(' & ')
   const types = Array.isArray(s.type) ? (s.type as string[]) : s.type ? [s.type as string] : []
   const parts = types.map((t) => {
@@ -79,7 +80,8 @@ function propertyRows(s: Schema | undefined, prefix = '', depth = 0): Row[] {
     if (child.properties) rows.push(...propertyRows(child, `${full}.`, depth + 1))
     else if (item?.properties) rows.push(...propertyRows(item, `${full}[].`, depth + 1))
     for (const k of ['anyOf', 'oneOf'] as const) {
-      for (const alt of (child[k] ?? []) as Schema[]) if (alt.properties) rows.push(...propertyRows(alt, `${full}.`, depth + 1))
+      for (const alt of (child[k] ?? []) as Schema[])
+        if (alt.properties) rows.push(...propertyRows(alt, `${full}.`, depth + 1))
     }
   }
   return rows
@@ -121,7 +123,12 @@ function operation(path: string, method: string, op: Json): string {
   const body = op.requestBody as Json | undefined
   const responses = (op.responses ?? {}) as Record<string, Json>
   const security = (op.security ?? []) as Json[]
-  const auth = security.length === 0 ? 'none' : security.some((r) => Object.keys(r).length === 0) ? 'optional' : Object.keys(security[0]!).join(', ')
+  const auth =
+    security.length === 0
+      ? 'none'
+      : security.some((r) => Object.keys(r).length === 0)
+        ? 'optional'
+        : Object.keys(security[0]!).join(', ')
 
   const paramTable = params.length
     ? `<h4>Parameters</h4><table><thead><tr><th>Name</th><th>In</th><th>Type</th><th>Required</th><th>Rules</th><th>Description</th></tr></thead><tbody>${params
@@ -147,7 +154,9 @@ function operation(path: string, method: string, op: Json): string {
       const shape = !schema
         ? ''
         : isError
-          ? `${typeOf({ anyOf: ((schema.anyOf as Schema[]) ?? [schema]).map((v) => (v.allOf as Schema[])?.[0] ?? v) })}<br>${errorCodes(schema)
+          ? `${typeOf({ anyOf: ((schema.anyOf as Schema[]) ?? [schema]).map((v) => (v.allOf as Schema[])?.[0] ?? v) })}<br>${errorCodes(
+              schema,
+            )
               .map((c) => `<code>${esc(c)}</code>`)
               .join(' ')}`
           : `${media![0] === 'application/json' ? '' : `<code>${esc(media![0])}</code> `}${typeof schema.$ref === 'string' ? schemaLink(refName(schema.$ref)) : typeOf(schema)}`
@@ -226,7 +235,9 @@ ${tags
 <p class="meta">OpenAPI ${esc(doc.openapi)} · version ${esc(info.version)}${servers ? ` · server ${servers}` : ''} · <a href="/v1/openapi.json${form ? `?form=${form}` : ''}">openapi.json</a></p>
 <section id="intro">${md(info.summary)}${md(info.description)}</section>
 <h2 id="auth">Authentication</h2>
-<table><thead><tr><th>Scheme</th><th>Type</th><th>Where</th><th>Description</th></tr></thead><tbody>${Object.entries(schemes)
+<table><thead><tr><th>Scheme</th><th>Type</th><th>Where</th><th>Description</th></tr></thead><tbody>${Object.entries(
+    schemes,
+  )
     .map(
       ([name, s]) =>
         `<tr><td><code>${esc(name)}</code></td><td>${esc(s.type)}${s.scheme ? ` (${esc(s.scheme)})` : ''}</td><td>${
@@ -246,7 +257,10 @@ ${tags
 
   const schemaSections = `<h2 id="schemas">Schemas</h2>${Object.entries(schemas)
     .map(
-      ([name, s]) => `<section class="op" id="schema-${esc(name)}"><h3><code>${esc(name)}</code></h3>${md(s.description)}
+      ([
+        name,
+        s,
+      ]) => `<section class="op" id="schema-${esc(name)}"><h3><code>${esc(name)}</code></h3>${md(s.description)}
 <p>${typeOf(s)}</p>${propertyTable(s)}
 <details><summary>JSON Schema</summary><pre>${esc(JSON.stringify(s, null, 2))}</pre></details></section>`,
     )

@@ -18,7 +18,9 @@ export const Document = z
     pages: z.array(z.number().int().min(1)),
     metadata: z.record(z.string(), z.unknown()),
     data: ExtractedData,
-    events: z.array(z.object({ type: z.string(), data: z.unknown(), at: Timestamp })).describe('Event history, oldest first.'),
+    events: z
+      .array(z.object({ type: z.string(), data: z.unknown(), at: Timestamp }))
+      .describe('Event history, oldest first.'),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -76,6 +78,37 @@ export const CreatedApiKey = z
     pipeline_id: z.string().nullable().describe('The pipeline the key is bound to.'),
   })
   .describe('A newly issued API key (admin API).')
+
+export const ErrorGroup = z
+  .object({
+    id: z.string(),
+    workspace_id: z.string(),
+    pipeline_id: z.string(),
+    stage: z.string().describe('The stage the jobs are blocked in.'),
+    error_code: z.string().describe('e.g. `destination_unavailable`, `blob_storage_unavailable`, `ocr_unavailable`.'),
+    status: z
+      .enum(['open', 'escalated', 'resolved'])
+      .describe('`open`: retried automatically; `escalated`: retries ran out, an operator must act; `resolved`.'),
+    last_error: z.string(),
+    jobs: z.object({
+      blocked: z.number().int().min(0).describe('Jobs blocked now.'),
+      in_group: z.number().int().min(0).describe('Jobs in the group now (blocked, or re-running their stage).'),
+      total: z.number().int().min(0).describe('Jobs that ever joined the group.'),
+    }),
+    retries: z.object({ done: z.number().int().min(0), next_at: Timestamp.nullable() }),
+    reruns: z.number().int().min(0).describe('Operator re-runs so far.'),
+    opened_at: Timestamp,
+    escalated_at: Timestamp.nullable(),
+    resolved_at: Timestamp.nullable(),
+  })
+  .describe('Blocked jobs sharing one (workspace, pipeline, stage, error code).')
+
+export const ErrorGroupList = z.object({ data: z.array(ErrorGroup) })
+
+export const ErrorGroupRerun = z.object({
+  requeued: z.number().int().min(0).describe('Blocked jobs queued to run their blocked stage again.'),
+  group: ErrorGroup,
+})
 
 export const NotificationList = z.object({
   data: z.array(

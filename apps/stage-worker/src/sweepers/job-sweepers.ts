@@ -1,7 +1,10 @@
-import { expireJobs, requeueStalledWork, timeOutSyncJobs } from '@quire/core'
+import { expireJobs, requeueStalledWork, retryDueErrorGroups, timeOutSyncJobs } from '@quire/core'
 import type { Db } from '@quire/db'
 import type { BlobStore } from '@quire/storage'
 import type { Logger } from 'pino'
+
+/** How often due error-group retries are looked for, at most. */
+const ERROR_GROUP_POLL_MS = 1000
 
 /** Periodic sweeps over jobs: retention, the hard limit of synchronous jobs, and work Redis lost. */
 export function startJobSweepers(opts: {
@@ -12,6 +15,7 @@ export function startJobSweepers(opts: {
   retentionMs: number
   syncJobTimeoutMs: number
   requeueAfterMs: number
+  errorGroupRetryScheduleMs: readonly number[]
   onCommit: () => void
 }) {
   let running = false
@@ -19,9 +23,14 @@ export function startJobSweepers(opts: {
     if (running) return
     running = true
     try {
-      const timedOut = await timeOutSyncJobs({ db: opts.db, hardLimitMs: opts.syncJobTimeoutMs, onCommit: opts.onCommit })
+      const timedOut = await timeOutSyncJobs({
+        db: opts.db,
+        hardLimitMs: opts.syncJobTimeoutMs,
+        onCommit: opts.onCommit,
+      })
       let expired = 0
-      for (let n = -1; n !== 0; ) expired += n = await expireJobs({ db: opts.db, blobs: opts.blobs, retentionMs: opts.retentionMs })
+      for (let n = -1; n !== 0; )
+        expired += n = await expireJobs({ db: opts.db, blobs: opts.blobs, retentionMs: opts.retentionMs })
       const requeued = await requeueStalledWork({ db: opts.db, staleMs: opts.requeueAfterMs })
       if (requeued.jobs || requeued.events || requeued.deliveries) opts.onCommit()
       if (timedOut || expired || requeued.jobs || requeued.events || requeued.deliveries) {
@@ -35,5 +44,29 @@ export function startJobSweepers(opts: {
   }
   const timer = setInterval(() => void sweep(), opts.intervalMs)
   void sweep()
-  return { stop: () => clearInterval(timer) }
+  // Error-group retries are due at set times: looked for more often than the other sweeps (an indexed query).
+  let retrying = false
+  const retryGroups = async () => {
+    if (retrying) return
+    retrying = true
+    try {
+      const retried = await retryDueErrorGroups({
+        db: opts.db,
+        retryScheduleMs: opts.errorGroupRetryScheduleMs,
+        onCommit: opts.onCommit,
+      })
+      if (retried) opts.log.info({ retried }, 'error groups retried')
+    } catch (err) {
+      opts.log.warn({ err }, 'error group retry pass failed; will retry')
+    } finally {
+      retrying = false
+    }
+  }
+  const groupTimer = setInterval(() => void retryGroups(), Math.min(opts.intervalMs, ERROR_GROUP_POLL_MS))
+  return {
+    stop: () => {
+      clearInterval(timer)
+      clearInterval(groupTimer)
+    },
+  }
 }

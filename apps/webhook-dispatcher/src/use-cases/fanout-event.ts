@@ -1,22 +1,15 @@
 import { createHash } from 'node:crypto'
 import { JOB_VIEW_INCLUDE, toJobView, type JobView } from '@quire/core'
 import type { Db } from '@quire/db'
-import {
-  buildFormAPayload,
-  buildFormBPayload,
-  formARecipients,
-  formBRecipients,
-  type Bindings,
-  type StoredEvent,
-} from '@quire/forms'
-import { DELIVERY_QUEUE, jobKeys, writeOutbox } from '@quire/queues'
+import { formProfile, type Bindings, type StoredEvent } from '@quire/forms'
+import { outbox } from '@quire/queues'
 
 /** Same event, webhook and type → same delivery id, so a repeated fan-out creates nothing new. */
 const deliveryIdFor = (eventId: string, webhookId: string, type: string) =>
   `dlv_${createHash('sha256').update(`${eventId}|${webhookId}|${type}`).digest('hex').slice(0, 24)}`
 
 /**
- * Turns one internal event into deliveries: picks the receiving webhooks by the workspace's form rules, builds each
+ * Turns one internal event into deliveries: picks the receiving webhooks by the workspace's form profile, builds each
  * body once (retries resend it unchanged) and queues the first attempt, all in one transaction.
  */
 export async function fanoutEvent(deps: { db: Db; publicUrl: string }, eventId: string): Promise<number> {
@@ -35,8 +28,8 @@ export async function fanoutEvent(deps: { db: Db; publicUrl: string }, eventId: 
       bindings = ((jobRow.definition as { bindings?: Bindings }).bindings ?? {}) as Bindings
     }
   }
-  const recipients =
-    workspace.apiForm === 'A' ? formARecipients(event, bindings, webhooks) : formBRecipients(event, webhooks)
+  const profile = formProfile(workspace.apiForm)
+  const recipients = profile.recipients(event, bindings, webhooks)
   const markFannedOut = { where: { id: row.id }, data: { fannedOutAt: new Date() } }
   if (recipients.length === 0) {
     await db.event.update(markFannedOut)
@@ -44,23 +37,22 @@ export async function fanoutEvent(deps: { db: Db; publicUrl: string }, eventId: 
   }
   const deliveries = recipients.map((r) => {
     const id = deliveryIdFor(row.id, r.webhookId, r.type)
-    const payload =
-      workspace.apiForm === 'A'
-        ? buildFormAPayload({ deliveryId: id, type: r.type, event, job, baseUrl: deps.publicUrl })
-        : buildFormBPayload({ deliveryId: id, type: r.type, event, job, webhookId: r.webhookId })
+    const payload = profile.buildPayload({
+      deliveryId: id,
+      type: r.type,
+      event,
+      job,
+      webhookId: r.webhookId,
+      baseUrl: deps.publicUrl,
+    })
     return { id, webhookId: r.webhookId, eventId: row.id, eventType: r.type, body: JSON.stringify(payload) }
   })
   await db.$transaction(async (tx) => {
     await tx.webhookDelivery.createMany({ data: deliveries, skipDuplicates: true })
     await tx.event.update(markFannedOut)
-    await writeOutbox(
+    await outbox.delivery(
       tx,
-      deliveries.map((d) => ({
-        queue: DELIVERY_QUEUE,
-        name: 'deliver',
-        jobKey: jobKeys.delivery(d.id, 1),
-        payload: { deliveryId: d.id, attempt: 1 },
-      })),
+      deliveries.map((d) => ({ deliveryId: d.id, attempt: 1 })),
     )
   })
   return deliveries.length

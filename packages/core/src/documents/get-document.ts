@@ -7,8 +7,13 @@ export async function getDocument(opts: { db: Db; workspaceId: string; documentI
     where: { id: opts.documentId },
     include: { job: { select: { workspaceId: true } }, events: { orderBy: { createdAt: 'asc' } } },
   })
-  if (!d || d.job.workspaceId !== opts.workspaceId) throw new DomainError('not_found', `document ${opts.documentId} not found`)
-  const children = await opts.db.document.findMany({ where: { parentId: d.id }, select: { id: true }, orderBy: { id: 'asc' } })
+  if (!d || d.job.workspaceId !== opts.workspaceId)
+    throw new DomainError('not_found', `document ${opts.documentId} not found`)
+  const children = await opts.db.document.findMany({
+    where: { parentId: d.id },
+    select: { id: true },
+    orderBy: { id: 'asc' },
+  })
   return {
     id: d.id,
     status: d.status,

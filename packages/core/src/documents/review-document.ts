@@ -1,14 +1,21 @@
-import { DomainError, newId } from '@quire/domain'
-import type { Db } from '@quire/db'
+import { DomainError, isFinalStatus, newId, PipelineDefinition } from '@quire/domain'
+import type { Db, Tx } from '@quire/db'
+import { outbox, type Priority } from '@quire/queues'
 import { recordEvents } from '../events/record-event.ts'
+import { lockJob, transitionJob } from '../jobs/job-transitions.ts'
+import { PARKED_DOCUMENT_STATUSES, reviewProblems } from '../stages/validate.stage.ts'
 
 export type ReviewAction = 'approve' | 'reject' | 'escalate'
 
-const STATUS_AFTER: Record<ReviewAction, string> = { approve: 'completed', reject: 'rejected', escalate: 'escalated' }
-
 /**
- * A reviewer's decision on a document parked for review. Approve may carry corrected values, which replace the
- * extracted ones with full confidence; escalated documents can still be approved or rejected later.
+ * A reviewer's decision on a document parked for review.
+ * - approve: the document is done (`completed`); corrected values replace the extracted ones with full confidence.
+ * - reject with corrected `data`: the corrections are validated again like the validate stage does; a document that
+ *   passes goes on with the job, one that does not stays `in_review` with its new problems. Reject without data
+ *   sets the document aside (`rejected`, never delivered).
+ * - escalate: the document stays parked (`escalated`); it can still be approved or rejected later.
+ * A job waiting in `awaiting_review` resumes (post_processing, destination, settlement) once no document of it is
+ * parked any more.
  */
 export async function reviewDocument(opts: {
   db: Db
@@ -18,36 +25,70 @@ export async function reviewDocument(opts: {
   corrections?: Record<string, string | number | null>
 }) {
   await opts.db.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<{ status: string; data: unknown; job_id: string }[]>`
-      SELECT d.status, d.data, d.job_id FROM documents d JOIN jobs j ON j.id = d.job_id
-      WHERE d.id = ${opts.documentId} AND j.workspace_id = ${opts.workspaceId} FOR UPDATE OF d`
+    const found = await tx.$queryRaw<{ job_id: string }[]>`
+      SELECT d.job_id FROM documents d JOIN jobs j ON j.id = d.job_id
+      WHERE d.id = ${opts.documentId} AND j.workspace_id = ${opts.workspaceId}`
+    const jobId = found[0]?.job_id
+    if (!jobId) throw new DomainError('not_found', `document ${opts.documentId} not found`)
+    // The job row first, then the document: the same order as the stage runner, so the two never deadlock.
+    const jobStatus = await lockJob(tx, jobId)
+    const rows = await tx.$queryRaw<{ status: string; data: unknown; schema_id: string | null }[]>`
+      SELECT status, data, schema_id FROM documents WHERE id = ${opts.documentId} FOR UPDATE`
     const doc = rows[0]
-    if (!doc) throw new DomainError('not_found', `document ${opts.documentId} not found`)
-    if (doc.status !== 'in_review' && doc.status !== 'escalated') {
+    if (!doc || !jobStatus) throw new DomainError('not_found', `document ${opts.documentId} not found`)
+    if (!PARKED_DOCUMENT_STATUSES.includes(doc.status)) {
       throw new DomainError('DOCUMENT_NOT_IN_REVIEW', `document is ${doc.status}, not in review`)
     }
+    const job = await tx.job.findUniqueOrThrow({ where: { id: jobId } })
     const data = { ...((doc.data as Record<string, unknown>) ?? {}) }
     for (const [field, value] of Object.entries(opts.corrections ?? {})) data[field] = { value, confidence: 1 }
-    await tx.document.update({
-      where: { id: opts.documentId },
-      data: { status: STATUS_AFTER[opts.action], data: data as object },
-    })
+    const corrected = Object.keys(opts.corrections ?? {}).length > 0
+    let status: string
+    let problems: string[] = []
+    if (opts.action === 'approve') status = 'completed'
+    else if (opts.action === 'escalate') status = 'escalated'
+    else if (!corrected) status = 'rejected'
+    else {
+      problems = reviewProblems({ schemaId: doc.schema_id, data }, PipelineDefinition.parse(job.definition))
+      status = problems.length > 0 ? 'in_review' : isFinalStatus(jobStatus) ? 'completed' : 'processing'
+    }
+    await tx.document.update({ where: { id: opts.documentId }, data: { status, data: data as object } })
     await tx.documentEvent.create({
       data: {
         id: newId('dev'),
         documentId: opts.documentId,
         type: `review_${opts.action}`,
-        data: { corrected: Object.keys(opts.corrections ?? {}) },
+        data: { corrected: Object.keys(opts.corrections ?? {}), ...(problems.length ? { problems } : {}) },
       },
     })
     await recordEvents(tx, [
       {
         workspaceId: opts.workspaceId,
         type: 'document.reviewed',
-        jobId: doc.job_id,
+        jobId,
         documentId: opts.documentId,
         data: { action: opts.action },
       },
     ])
+    if (jobStatus === 'awaiting_review') await resumeIfNothingParked(tx, { jobId, priority: job.priority })
   })
+}
+
+/** A job waiting for review goes on with its next stage once none of its documents is parked. */
+async function resumeIfNothingParked(tx: Tx, opts: { jobId: string; priority: string }) {
+  const parked = await tx.document.count({
+    where: { jobId: opts.jobId, status: { in: [...PARKED_DOCUMENT_STATUSES] } },
+  })
+  if (parked > 0) return
+  await transitionJob(tx, {
+    jobId: opts.jobId,
+    from: 'awaiting_review',
+    to: 'processing',
+    data: { stageNow: 'post_processing' },
+  })
+  await outbox.stage(
+    tx,
+    { stage: 'post_processing', jobId: opts.jobId },
+    { priority: (opts.priority as Priority) ?? 'standard' },
+  )
 }

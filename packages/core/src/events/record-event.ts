@@ -1,6 +1,6 @@
 import { newId } from '@quire/domain'
 import type { Tx } from '@quire/db'
-import { FANOUT_QUEUE, jobKeys, writeOutbox } from '@quire/queues'
+import { outbox } from '@quire/queues'
 
 /**
  * Internal event names. They are form-neutral; the webhook dispatcher maps them to each form's wire events.
@@ -17,6 +17,10 @@ export type EventType =
   | 'document.reviewed'
   | 'document.quarantined'
   | 'pipeline.deployed'
+  | 'job.blocked'
+  | 'error_group.opened'
+  | 'error_group.escalated'
+  | 'error_group.resolved'
 
 export type EventInput = {
   workspaceId: string
@@ -42,9 +46,9 @@ export async function recordEvents(tx: Tx, events: EventInput[]): Promise<string
     data: (e.data ?? {}) as object,
   }))
   await tx.event.createMany({ data: rows })
-  await writeOutbox(
+  await outbox.fanout(
     tx,
-    rows.map((r) => ({ queue: FANOUT_QUEUE, name: 'fanout', jobKey: jobKeys.fanout(r.id), payload: { eventId: r.id } })),
+    rows.map((r) => ({ eventId: r.id })),
   )
   return rows.map((r) => r.id)
 }

@@ -2,7 +2,12 @@ import { isFinalStatus, type JobStatus } from '@quire/domain'
 import type { Db } from '@quire/db'
 
 /** Waits until every job is final or the deadline passes; returns whether all finished. */
-export async function awaitJobs(opts: { db: Db; jobIds: string[]; deadline: number; pollMs?: number }): Promise<boolean> {
+export async function awaitJobs(opts: {
+  db: Db
+  jobIds: string[]
+  deadline: number
+  pollMs?: number
+}): Promise<boolean> {
   const pollMs = opts.pollMs ?? 150
   for (;;) {
     const rows = await opts.db.job.findMany({ where: { id: { in: opts.jobIds } }, select: { status: true } })
@@ -23,7 +28,10 @@ export async function degradeSyncJobs(opts: { db: Db; jobIds: string[]; reason: 
     data: { degradationReason: opts.reason, executionMode: 'async' },
   })
   await opts.db.job.updateMany({
-    where: { id: { in: opts.jobIds }, status: { notIn: ['queued', 'completed', 'completed_with_errors', 'failed', 'timed_out', 'cancelled'] } },
+    where: {
+      id: { in: opts.jobIds },
+      status: { notIn: ['queued', 'completed', 'completed_with_errors', 'failed', 'timed_out', 'cancelled'] },
+    },
     data: { degradationReason: opts.reason },
   })
 }

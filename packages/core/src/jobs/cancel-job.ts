@@ -1,6 +1,7 @@
 import { DomainError, isFinalStatus } from '@quire/domain'
 import type { Db } from '@quire/db'
 import { voidCredits } from '@quire/ledger'
+import { leaveErrorGroupInTx } from './error-groups.ts'
 import { lockJob, transitionJob } from './job-transitions.ts'
 import { getJob } from './read-jobs.ts'
 
@@ -25,6 +26,8 @@ export async function cancelJob(opts: { db: Db; workspaceId: string; jobId: stri
       data: { status: 'failed', error: 'cancelled', completedAt: new Date() },
     })
     await voidCredits(tx, { jobId: opts.jobId })
+    // A cancelled blocked job leaves its error group (the last one out resolves it).
+    await leaveErrorGroupInTx(tx, await tx.job.findUniqueOrThrow({ where: { id: opts.jobId } }))
   })
   return getJob(opts)
 }

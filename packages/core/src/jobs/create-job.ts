@@ -1,11 +1,12 @@
 import { creditsForPages, DomainError, newId } from '@quire/domain'
 import type { Db } from '@quire/db'
 import { reserveCredits } from '@quire/ledger'
-import { jobKeys, PRIORITY, stageQueueName, writeOutbox, type Priority } from '@quire/queues'
+import { outbox, type Priority } from '@quire/queues'
 import type { BlobStore } from '@quire/storage'
 import { recordEvents } from '../events/record-event.ts'
 import type { ResolvedPipeline } from '../pipelines/pipelines.ts'
 import type { InspectedFile } from './inspect-files.ts'
+import { toJobView, type JobView } from './job-view.ts'
 
 export type JobOptions = {
   priority: Priority
@@ -15,6 +16,11 @@ export type JobOptions = {
   clientReferenceId?: string | null
   schemaId?: string | null
   metadata?: Record<string, string> | null
+  /**
+   * Pause in `awaiting_review` while a document is parked for review. A property of the workspace's API profile
+   * (the edge passes it); the domain only follows it.
+   */
+  waitForReview?: boolean
 }
 
 /**
@@ -28,14 +34,19 @@ export async function createJob(opts: {
   pipeline: ResolvedPipeline
   files: InspectedFile[]
   options: JobOptions
-}): Promise<{ jobId: string }> {
+}): Promise<{ jobId: string; accepted: JobView }> {
   const jobId = newId('job')
   const pageCount = opts.files.reduce((n, f) => n + f.pageCount, 0)
   const credits = creditsForPages(pageCount, opts.pipeline.definition.credits.per_page)
-  const stored = opts.files.map((f, position) => ({ ...f, position, blobKey: `${opts.workspaceId}/${jobId}/${position}` }))
+  const stored = opts.files.map((f, position) => ({
+    ...f,
+    position,
+    blobKey: `${opts.workspaceId}/${jobId}/${position}`,
+  }))
   for (const f of stored) await opts.blobs.putFile(f.blobKey, f.tempPath)
+  let accepted: JobView
   try {
-    await opts.db.$transaction(async (tx) => {
+    accepted = await opts.db.$transaction(async (tx) => {
       const hold = await reserveCredits(tx, { workspaceId: opts.workspaceId, jobId, amount: credits })
       if (!hold.ok) {
         throw new DomainError(
@@ -62,6 +73,7 @@ export async function createJob(opts: {
           clientReferenceId: opts.options.clientReferenceId ?? null,
           schemaId: opts.options.schemaId ?? null,
           metadata: opts.options.metadata ?? undefined,
+          waitForReview: opts.options.waitForReview ?? false,
           pageCount,
           creditsReserved: credits,
           files: {
@@ -90,17 +102,17 @@ export async function createJob(opts: {
       await recordEvents(tx, [
         { workspaceId: opts.workspaceId, jobId, type: 'stage.exited', stage: 'source', transition: 'exited' },
       ])
-      await writeOutbox(tx, {
-        queue: stageQueueName('initialization'),
-        name: 'initialization',
-        jobKey: jobKeys.stage(jobId, 'initialization'),
-        payload: { jobId },
-        priority: PRIORITY[opts.options.priority],
-      })
+      await outbox.stage(tx, { stage: 'initialization', jobId }, { priority: opts.options.priority })
+      // The job as accepted (`queued`), read before commit: the answer to the submission describes this state,
+      // whatever a worker does once the transaction commits. Relations one query after another (prisma/orm#29468).
+      const row = await tx.job.findUniqueOrThrow({ where: { id: jobId } })
+      const files = await tx.jobFile.findMany({ where: { jobId }, orderBy: { position: 'asc' } })
+      const stageRuns = await tx.stageRun.findMany({ where: { jobId }, orderBy: { startedAt: 'asc' } })
+      return toJobView({ ...row, files, documents: [], stageRuns })
     })
   } catch (err) {
     await Promise.all(stored.map((f) => opts.blobs.delete(f.blobKey)))
     throw err
   }
-  return { jobId }
+  return { jobId, accepted }
 }

@@ -23,7 +23,13 @@ export async function expireJobs(opts: { db: Db; blobs: BlobStore; retentionMs: 
           jobId: row.id,
           from: row.status,
           to: 'failed',
-          data: { failedStage: 'retention', errorCode: 'job_expired', errorMessage: 'job reached retention before finishing', completedAt: new Date(), stageNow: null },
+          data: {
+            failedStage: 'retention',
+            errorCode: 'job_expired',
+            errorMessage: 'job reached retention before finishing',
+            completedAt: new Date(),
+            stageNow: null,
+          },
         })
         await voidCredits(tx, { jobId: row.id })
       }

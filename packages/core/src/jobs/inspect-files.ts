@@ -2,7 +2,10 @@ import { rm } from 'node:fs/promises'
 import { DomainError, isDomainError, type FileType, type PipelineDefinition } from '@quire/domain'
 import type { Db } from '@quire/db'
 import { recordEvents } from '../events/record-event.ts'
-import { countPages, sniffFileType } from '@quire/extraction'
+import { countPages, isExtractionError, sniffFileType } from '@quire/extraction'
+
+/** Pages reserved for a file whose pages cannot be counted at intake. */
+const UNCOUNTABLE_PAGES = 1
 
 export type UploadedFile = { tempPath: string; fileName: string; sizeBytes: number }
 export type InspectedFile = UploadedFile & { fileType: FileType; mimeType: string; pageCount: number }
@@ -28,7 +31,11 @@ export async function intakeFile(opts: {
           {
             workspaceId: opts.workspaceId,
             type: 'document.quarantined',
-            data: { file_name: opts.file.fileName, reason: err.code === 'UNSUPPORTED_FILE_TYPE' ? 'type' : 'size', message: err.message },
+            data: {
+              file_name: opts.file.fileName,
+              reason: err.code === 'UNSUPPORTED_FILE_TYPE' ? 'type' : 'size',
+              message: err.message,
+            },
           },
         ]),
       )
@@ -39,7 +46,8 @@ export async function intakeFile(opts: {
 
 /**
  * Decides each file's type from its content (never its name or declared type), checks it against the pipeline's
- * accepted types and size limit, and counts its pages for the credit reservation.
+ * accepted types and size limit, and counts its pages for the credit reservation. Only what can be judged cheaply is
+ * refused here: the type, the size.
  */
 async function inspect(file: UploadedFile, definition: PipelineDefinition): Promise<InspectedFile> {
   if (file.sizeBytes === 0) throw new DomainError('MISSING_FILE', `file "${file.fileName}" is empty`)
@@ -54,13 +62,18 @@ async function inspect(file: UploadedFile, definition: PipelineDefinition): Prom
   }
   const maxBytes = definition.accept.max_file_mb * 1024 * 1024
   if (file.sizeBytes > maxBytes) {
-    throw new DomainError('PIPELINE_FILE_TOO_LARGE', `file exceeds this pipeline's limit of ${definition.accept.max_file_mb} MB`)
+    throw new DomainError(
+      'PIPELINE_FILE_TOO_LARGE',
+      `file exceeds this pipeline's limit of ${definition.accept.max_file_mb} MB`,
+    )
   }
-  let pageCount: number
+  // A recognised type whose content cannot be read (damaged, truncated, encrypted) is not refused here: it is
+  // accepted with one page reserved and fails in initialization with the cause (DESIGN, "Processing lifecycle").
+  let pageCount = UNCOUNTABLE_PAGES
   try {
     pageCount = await countPages(file.tempPath, sniffed.type)
-  } catch {
-    throw new DomainError('UNSUPPORTED_FILE_TYPE', `file "${file.fileName}" could not be read as ${sniffed.type}`)
+  } catch (err) {
+    if (!isExtractionError(err)) throw err
   }
   return { ...file, fileType: sniffed.type, mimeType: sniffed.mime, pageCount: Math.max(1, pageCount) }
 }

@@ -22,6 +22,8 @@ export async function transitionJob(
 
 /** Locks the job row for the rest of the transaction and returns its current status. */
 export async function lockJob(tx: Tx, jobId: string): Promise<JobStatus | null> {
-  const rows = await tx.$queryRaw<{ status: JobStatus }[]>`SELECT status::text AS status FROM jobs WHERE id = ${jobId} FOR UPDATE`
+  const rows = await tx.$queryRaw<
+    { status: JobStatus }[]
+  >`SELECT status::text AS status FROM jobs WHERE id = ${jobId} FOR UPDATE`
   return rows[0]?.status ?? null
 }

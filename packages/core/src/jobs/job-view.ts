@@ -1,5 +1,5 @@
 import type { JobStatus } from '@quire/domain'
-import type { Db } from '@quire/db'
+import type { Prisma } from '@quire/db'
 
 /** The form-neutral read model of a job. Form A and Form B presenters shape it for the wire. */
 export type JobView = {
@@ -35,6 +35,8 @@ export type JobView = {
     schemaId: string | null
     pages: number[]
     data: Record<string, { value: unknown; confidence: number }> | null
+    /** Why the document failed (status `failed`). */
+    error: { code: string; message: string } | null
   }[]
   stages: {
     stage: string
@@ -42,6 +44,8 @@ export type JobView = {
     startedAt: Date
     completedAt: Date | null
     ms: number | null
+    /** CPU time the stage used, when measured. */
+    cpuMs: number | null
     credits: number
     attempts: number
     error: string | null
@@ -54,8 +58,8 @@ export const JOB_VIEW_INCLUDE = {
   stageRuns: { orderBy: { startedAt: 'asc' as const } },
 }
 
-type JobRow = NonNullable<Awaited<ReturnType<typeof findJobRow>>>
-const findJobRow = (db: Db, id: string) => db.job.findUnique({ where: { id }, include: JOB_VIEW_INCLUDE })
+// Named through Prisma's payload type (not ReturnType of a query) so the emitted declarations can name it.
+type JobRow = Prisma.JobGetPayload<{ include: typeof JOB_VIEW_INCLUDE }>
 
 export function toJobView(row: JobRow): JobView {
   return {
@@ -97,6 +101,7 @@ export function toJobView(row: JobRow): JobView {
       schemaId: d.schemaId,
       pages: d.pages,
       data: (d.data as JobView['documents'][number]['data']) ?? null,
+      error: d.status === 'failed' ? { code: d.errorCode ?? 'failed', message: d.errorMessage ?? '' } : null,
     })),
     stages: row.stageRuns.map((r) => ({
       stage: r.stage,
@@ -104,6 +109,7 @@ export function toJobView(row: JobRow): JobView {
       startedAt: r.startedAt,
       completedAt: r.completedAt,
       ms: r.ms,
+      cpuMs: r.cpuMs,
       credits: r.credits,
       attempts: r.attempts,
       error: r.error,

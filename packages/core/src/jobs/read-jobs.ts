@@ -5,7 +5,8 @@ import { JOB_VIEW_INCLUDE, toJobView, type JobView } from './job-view.ts'
 /** Reads a job of the workspace; unknown → job_not_found, past retention → job_expired. */
 export async function getJob(opts: { db: Db; workspaceId: string; jobId: string }): Promise<JobView> {
   const row = await opts.db.job.findUnique({ where: { id: opts.jobId }, include: JOB_VIEW_INCLUDE })
-  if (!row || row.workspaceId !== opts.workspaceId) throw new DomainError('job_not_found', `job ${opts.jobId} not found`)
+  if (!row || row.workspaceId !== opts.workspaceId)
+    throw new DomainError('job_not_found', `job ${opts.jobId} not found`)
   if (row.expiredAt) throw new DomainError('job_expired', `job ${opts.jobId} is past retention; its result was deleted`)
   return toJobView(row)
 }

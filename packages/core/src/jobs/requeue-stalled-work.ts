@@ -1,6 +1,6 @@
 import { WORKER_STAGES } from '@quire/domain'
 import type { Db } from '@quire/db'
-import { DELIVERY_QUEUE, FANOUT_QUEUE, jobKeys, PRIORITY, stageQueueName, writeOutbox, type Priority } from '@quire/queues'
+import { outbox, type Priority } from '@quire/queues'
 import { loadJobForStage } from '../stages/stage-context.ts'
 
 /**
@@ -24,19 +24,18 @@ export async function requeueStalledWork(opts: { db: Db; staleMs: number; now?: 
   for (const { id } of running) {
     const job = await loadJobForStage(opts.db, id)
     if (!job) continue
-    const done = new Set(job.stageRuns.filter((r) => r.status === 'completed' || r.status === 'skipped').map((r) => r.stage))
+    const done = new Set(
+      job.stageRuns.filter((r) => r.status === 'completed' || r.status === 'skipped').map((r) => r.stage),
+    )
     const waiting = WORKER_STAGES.find((s) => !done.has(s))
     if (!waiting) continue
-    const lastActivity = Math.max(job.createdAt.getTime(), ...job.stageRuns.map((r) => (r.completedAt ?? r.startedAt).getTime()))
+    const lastActivity = Math.max(
+      job.createdAt.getTime(),
+      ...job.stageRuns.map((r) => (r.completedAt ?? r.startedAt).getTime()),
+    )
     if (lastActivity > cutoff.getTime()) continue
     await opts.db.$transaction((tx) =>
-      writeOutbox(tx, {
-        queue: stageQueueName(waiting),
-        name: waiting,
-        jobKey: jobKeys.stage(id, waiting),
-        payload: { jobId: id },
-        priority: PRIORITY[(job.priority as Priority) ?? 'standard'],
-      }),
+      outbox.stage(tx, { stage: waiting, jobId: id }, { priority: (job.priority as Priority) ?? 'standard' }),
     )
     jobs++
   }
@@ -49,9 +48,9 @@ export async function requeueStalledWork(opts: { db: Db; staleMs: number; now?: 
   })
   if (events.length) {
     await opts.db.$transaction((tx) =>
-      writeOutbox(
+      outbox.fanout(
         tx,
-        events.map((e) => ({ queue: FANOUT_QUEUE, name: 'fanout', jobKey: jobKeys.fanout(e.id), payload: { eventId: e.id } })),
+        events.map((e) => ({ eventId: e.id })),
       ),
     )
   }
@@ -66,14 +65,9 @@ export async function requeueStalledWork(opts: { db: Db; staleMs: number; now?: 
   })
   if (deliveries.length) {
     await opts.db.$transaction((tx) =>
-      writeOutbox(
+      outbox.delivery(
         tx,
-        deliveries.map((d) => ({
-          queue: DELIVERY_QUEUE,
-          name: 'deliver',
-          jobKey: jobKeys.delivery(d.id, d.attempts + 1),
-          payload: { deliveryId: d.id, attempt: d.attempts + 1 },
-        })),
+        deliveries.map((d) => ({ deliveryId: d.id, attempt: d.attempts + 1 })),
       ),
     )
   }

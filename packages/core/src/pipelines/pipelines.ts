@@ -5,7 +5,12 @@ import { recordEvents } from '../events/record-event.ts'
 /** The platform-provided parse pipeline every workspace can use. */
 export const PLATFORM_PARSE_PIPELINE_ID = 'parse'
 
-export type PipelineVersionView = { version: number; published: boolean; published_at: string | null; created_at: string }
+export type PipelineVersionView = {
+  version: number
+  published: boolean
+  published_at: string | null
+  created_at: string
+}
 export type PipelineView = {
   id: string
   name: string
@@ -85,7 +90,12 @@ export async function createPipeline(opts: { db: Db; workspaceId: string; name: 
   return getPipeline({ db: opts.db, workspaceId: opts.workspaceId, pipelineId: id })
 }
 
-export async function createPipelineVersion(opts: { db: Db; workspaceId: string; pipelineId: string; definition: unknown }) {
+export async function createPipelineVersion(opts: {
+  db: Db
+  workspaceId: string
+  pipelineId: string
+  definition: unknown
+}) {
   const definition = validDefinition(opts.definition)
   const p = await loadPipeline(opts.db, opts.workspaceId, opts.pipelineId)
   if (p.workspaceId === null) throw new DomainError('not_found', 'platform pipelines cannot be changed')
@@ -96,7 +106,12 @@ export async function createPipelineVersion(opts: { db: Db; workspaceId: string;
   return { ...(await getPipeline({ db: opts.db, workspaceId: opts.workspaceId, pipelineId: p.id })), version: next }
 }
 
-export async function publishPipelineVersion(opts: { db: Db; workspaceId: string; pipelineId: string; version: number }) {
+export async function publishPipelineVersion(opts: {
+  db: Db
+  workspaceId: string
+  pipelineId: string
+  version: number
+}) {
   const p = await loadPipeline(opts.db, opts.workspaceId, opts.pipelineId)
   if (p.workspaceId === null) throw new DomainError('not_found', 'platform pipelines cannot be changed')
   const v = p.versions.find((x) => x.version === opts.version)
@@ -116,7 +131,12 @@ export async function getPipeline(opts: { db: Db; workspaceId: string; pipelineI
   return toView(await loadPipeline(opts.db, opts.workspaceId, opts.pipelineId))
 }
 
-export async function getPipelineDefinition(opts: { db: Db; workspaceId: string; pipelineId: string; version: number }) {
+export async function getPipelineDefinition(opts: {
+  db: Db
+  workspaceId: string
+  pipelineId: string
+  version: number
+}) {
   const p = await loadPipeline(opts.db, opts.workspaceId, opts.pipelineId)
   const v = p.versions.find((x) => x.version === opts.version)
   if (!v) throw new DomainError('VERSION_NOT_FOUND', `pipeline ${p.id} has no version ${opts.version}`)

@@ -1,36 +1,53 @@
-import { parseDocument, type FileType } from '@quire/extraction'
+import { parseDocument, type FileType, type PageLayout, type ParsedDocument } from '@quire/extraction'
 import { creditsForPages } from '@quire/domain'
 import { rootDocuments, type StageExecutor, type StageOutput } from './stage-context.ts'
+import { blobStorageUnavailable, documentFailure } from './stage-failures.ts'
 
 /** Text per page for every file: embedded text where a PDF has it, OCR for scans and images. */
 export const parseStage: StageExecutor = {
   stage: 'parse',
   documentsFor: rootDocuments,
   async run({ deps, job, definition }) {
-    const parsed: { id: string; pages: string[]; ocrPages: number[] }[] = []
+    const parsed: { id: string; pages: string[]; ocrPages: number[]; layouts: Array<PageLayout | null> }[] = []
     const failedDocuments: NonNullable<StageOutput['failedDocuments']> = []
     let pagesParsed = 0
+    let cpuMs = 0
     for (const doc of rootDocuments(job)) {
       const file = job.files.find((f) => f.position === doc.filePosition)
       if (!file) continue
+      let path: string
       try {
-        const result = await parseDocument(await deps.blobs.localPath(file.blobKey), file.fileType as FileType, {
-          ocr: deps.ocr,
-        })
-        parsed.push({ id: doc.id, pages: result.pages, ocrPages: result.ocrPages })
+        path = await deps.blobs.localPath(file.blobKey)
+      } catch (err) {
+        throw blobStorageUnavailable(err)
+      }
+      try {
+        // In the parse processes when the worker has them (CPU-heavy work off the event loop), else in-process.
+        let result: ParsedDocument
+        if (deps.parsePool) {
+          const outcome = await deps.parsePool.parse(path, file.fileType as FileType)
+          cpuMs += outcome.cpuMs
+          result = outcome
+        } else {
+          result = await parseDocument(path, file.fileType as FileType, { ocr: deps.ocr })
+        }
+        parsed.push({ id: doc.id, pages: result.pages, ocrPages: result.ocrPages, layouts: result.layouts })
         pagesParsed += file.pageCount
       } catch (err) {
-        failedDocuments.push({ documentId: doc.id, message: `could not parse: ${(err as Error).message}` })
+        const failure = documentFailure(err, `file "${file.fileName}"`, { otherwise: 'parse_failed' })
+        failedDocuments.push({ documentId: doc.id, ...failure })
       }
     }
     return {
       credits: creditsForPages(pagesParsed, definition.credits.per_page),
+      cpuMs,
       failedDocuments,
       apply: async (tx) => {
         for (const p of parsed) {
           await tx.document.update({
             where: { id: p.id },
-            data: { content: { pages: p.pages, ocr_pages: p.ocrPages } },
+            // `layout`: each page's words with positions, so extraction can say where it read a value.
+            data: { content: { pages: p.pages, ocr_pages: p.ocrPages, layout: p.layouts } },
           })
         }
       },

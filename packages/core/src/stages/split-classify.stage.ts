@@ -1,28 +1,46 @@
 import { childDocumentIdFor } from '@quire/domain'
 import { classify, splitPages } from '@quire/extraction'
-import { rootDocuments, type StageExecutor } from './stage-context.ts'
+import { rootDocuments, type StageExecutor, type StageOutput } from './stage-context.ts'
 
-/** Splits each file into documents per the pipeline's split mode and classifies them by keywords. */
+/** A page with fewer visible characters than this gave no text (neither a text layer nor OCR read anything). */
+const MIN_PAGE_CHARS = 1
+
+/**
+ * Splits each file into documents per the pipeline's split mode and classifies them by keywords. A child document
+ * none of whose pages gave any text (a damaged page whose content cannot be read, neither as text nor by OCR) fails
+ * with `unreadable_pages`; its siblings go on (DESIGN: a split child failing does not sink the others).
+ */
 export const splitClassifyStage: StageExecutor = {
   stage: 'split_classify',
   documentsFor: rootDocuments,
   async run({ job, definition }) {
-    const writes: Array<(tx: Parameters<NonNullable<import('./stage-context.ts').StageOutput['apply']>>[0]) => Promise<unknown>> = []
+    const failedDocuments: NonNullable<StageOutput['failedDocuments']> = []
+    const writes: Array<
+      (tx: Parameters<NonNullable<import('./stage-context.ts').StageOutput['apply']>>[0]) => Promise<unknown>
+    > = []
     for (const doc of rootDocuments(job)) {
-      const pages = ((doc.content as { pages?: string[] } | null)?.pages ?? []) as string[]
+      const content = doc.content as { pages?: string[]; layout?: unknown[] } | null
+      const pages = (content?.pages ?? []) as string[]
       const groups = splitPages(pages, definition.split.mode, definition.document_types)
       if (groups.length <= 1) {
         const c = classify(pages.join('\n\n'), definition.document_types)
-        writes.push((tx) =>
-          tx.document.update({ where: { id: doc.id }, data: { type: c.type, schemaId: c.schemaId } }),
-        )
+        writes.push((tx) => tx.document.update({ where: { id: doc.id }, data: { type: c.type, schemaId: c.schemaId } }))
         continue
       }
-      writes.push((tx) =>
-        tx.document.update({ where: { id: doc.id }, data: { status: 'split' } }),
-      )
+      writes.push((tx) => tx.document.update({ where: { id: doc.id }, data: { status: 'split' } }))
       groups.forEach((g, i) => {
         const childPages = g.pages.map((n) => pages[n - 1] ?? '')
+        // Each child keeps its pages' word positions (they carry the file's page numbers).
+        const childLayout = Array.isArray(content?.layout)
+          ? g.pages.map((n) => content.layout?.[n - 1] ?? null)
+          : undefined
+        if (childPages.every((p) => p.replace(/\s/g, '').length < MIN_PAGE_CHARS)) {
+          failedDocuments.push({
+            documentId: childDocumentIdFor(doc.id, i + 1),
+            code: 'unreadable_pages',
+            message: `no text could be read from page${g.pages.length > 1 ? 's' : ''} ${g.pages.join(', ')}`,
+          })
+        }
         writes.push((tx) =>
           tx.document.upsert({
             where: { id: childDocumentIdFor(doc.id, i + 1) },
@@ -37,13 +55,14 @@ export const splitClassifyStage: StageExecutor = {
               schemaId: g.schemaId,
               pages: g.pages,
               metadata: (doc.metadata ?? undefined) as object | undefined,
-              content: { pages: childPages },
+              content: { pages: childPages, ...(childLayout ? { layout: childLayout as object[] } : {}) },
             },
           }),
         )
       })
     }
     return {
+      failedDocuments,
       apply: async (tx) => {
         for (const w of writes) await w(tx)
       },

@@ -1,13 +1,17 @@
 import type { PipelineDefinition, WorkerStage } from '@quire/domain'
 import type { Db, Tx } from '@quire/db'
-import type { OcrEngine } from '@quire/extraction'
-import type { BlobStore } from '@quire/storage'
+import type { OcrEngine, ParsePool } from '@quire/extraction'
+import type { BlobStore, Destinations } from '@quire/storage'
 import type { EventInput } from '../events/record-event.ts'
 
 export type StageDeps = {
   db: Db
   blobs: BlobStore
   ocr: OcrEngine
+  /** Child processes that parse documents (PDF, rasterising, OCR) off the event loop; in-process when absent. */
+  parsePool?: ParsePool
+  /** Operator-configured result destinations (QUIRE_DESTINATIONS); none configured when absent. */
+  destinations?: Destinations
   /** Called after a transaction that wrote outbox rows committed, so the relay can run at once. */
   onCommit?: () => void
 }
@@ -41,7 +45,11 @@ export type StageOutput = {
   events?: EventInput[]
   credits?: number
   /** Documents this stage failed on (the job goes on with the others). */
-  failedDocuments?: { documentId: string; message: string }[]
+  failedDocuments?: { documentId: string; code: string; message: string }[]
+  /** CPU time spent outside this process for the stage (the parse processes); added to the stage's own. */
+  cpuMs?: number
+  /** The job pauses in `awaiting_review` after this stage instead of queueing the next one. */
+  holdForReview?: boolean
 }
 
 export type StageExecutor = {
@@ -53,7 +61,8 @@ export type StageExecutor = {
   run(ctx: StageContext): Promise<StageOutput>
 }
 
-export const rootDocuments = (job: LoadedJob) => job.documents.filter((d) => d.parentId === null && d.status !== 'failed')
+export const rootDocuments = (job: LoadedJob) =>
+  job.documents.filter((d) => d.parentId === null && d.status !== 'failed')
 
 /** Leaf documents: those not split into children. */
 export function leafDocuments(job: LoadedJob): LoadedDocument[] {

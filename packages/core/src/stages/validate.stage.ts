@@ -1,30 +1,47 @@
 import { resolveSchema } from '@quire/extraction'
-import { newId } from '@quire/domain'
+import { newId, type PipelineDefinition } from '@quire/domain'
 import { leafDocuments, type StageExecutor } from './stage-context.ts'
 
 type FieldValue = { value: unknown; confidence: number }
 
-/** Parks a document for review when a required field is missing or a found field is below the confidence bar. */
+/** Document statuses that hold a job waiting for review (escalated documents stay parked). */
+export const PARKED_DOCUMENT_STATUSES: readonly string[] = ['in_review', 'escalated']
+
+/**
+ * Why a document needs a reviewer: a required field missing, or a found value below the pipeline's confidence bar.
+ * Used by the validate stage and again on a reviewer's corrected data.
+ */
+export function reviewProblems(
+  doc: { schemaId: string | null; data: unknown },
+  definition: PipelineDefinition,
+): string[] {
+  const data = (doc.data ?? {}) as Record<string, FieldValue>
+  const schema = doc.schemaId ? resolveSchema(doc.schemaId, definition.schemas) : null
+  const problems: string[] = []
+  for (const f of schema?.fields ?? []) {
+    if (f.required && (data[f.name]?.value ?? null) === null) problems.push(`${f.name}: required field not found`)
+  }
+  for (const [name, v] of Object.entries(data)) {
+    if (v.value !== null && v.confidence < definition.review.min_confidence) {
+      problems.push(`${name}: confidence ${v.confidence} below ${definition.review.min_confidence}`)
+    }
+  }
+  return problems
+}
+
+/**
+ * Parks a document for review when a required field is missing or a found field is below the confidence bar. A job
+ * told to wait for review (`waitForReview`, set at submission) then pauses in `awaiting_review` until every parked
+ * document is decided (core `reviewDocument` resumes it); otherwise it goes on.
+ */
 export const validateStage: StageExecutor = {
   stage: 'validate',
   documentsFor: () => [],
   async run({ job, definition }) {
-    const verdicts = leafDocuments(job).map((doc) => {
-      const data = (doc.data ?? {}) as Record<string, FieldValue>
-      const schema = doc.schemaId ? resolveSchema(doc.schemaId, definition.schemas) : null
-      const problems: string[] = []
-      for (const f of schema?.fields ?? []) {
-        if (f.required && (data[f.name]?.value ?? null) === null) problems.push(`${f.name}: required field not found`)
-      }
-      for (const [name, v] of Object.entries(data)) {
-        if (v.value !== null && v.confidence < definition.review.min_confidence) {
-          problems.push(`${name}: confidence ${v.confidence} below ${definition.review.min_confidence}`)
-        }
-      }
-      return { doc, problems }
-    })
+    const verdicts = leafDocuments(job).map((doc) => ({ doc, problems: reviewProblems(doc, definition) }))
     const parked = verdicts.filter((v) => v.problems.length > 0)
     return {
+      holdForReview: job.waitForReview && parked.length > 0,
       events: parked.map((v) => ({
         workspaceId: job.workspaceId,
         type: 'document.review_required' as const,

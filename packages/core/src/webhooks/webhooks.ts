@@ -1,7 +1,14 @@
 import { DomainError, newId } from '@quire/domain'
 import type { Db } from '@quire/db'
 import { generateSecret } from '@quire/signing'
-import { assertNoReservedHeaders, assertWebhookUrl } from '@quire/webhooks'
+import { SEALED_PREFIX, type SecretBox } from '@quire/secrets'
+import {
+  assertNoReservedHeaders,
+  assertWebhookUrl,
+  openWebhookAuth,
+  sealWebhookAuth,
+  webhookAuthIsCurrent,
+} from '@quire/webhooks'
 
 export type WebhookAuth =
   | { type: 'none' }
@@ -12,12 +19,14 @@ export type WebhookView = {
   id: string
   name: string
   url: string
+  /** As stored: the credential (password, api_key value) is sealed; presenters never show it. */
   auth: WebhookAuth
   events: string[]
   headers: Record<string, string>
   description: string | null
   status: 'active' | 'failing'
-  secret: string
+  /** The signing secret in clear: only right after it was issued (create, rotate), never read back. */
+  secret?: string
   createdAt: Date
 }
 
@@ -25,6 +34,7 @@ export type UrlPolicy = { allowPrivate: boolean; allowInsecure: boolean }
 
 type WebhookRow = NonNullable<Awaited<ReturnType<Db['webhook']['findUnique']>>>
 
+/** Stored secrets are sealed and never shown: the view carries none (create and rotate add the one they issued). */
 export function toWebhookView(w: WebhookRow): WebhookView {
   return {
     id: w.id,
@@ -35,7 +45,6 @@ export function toWebhookView(w: WebhookRow): WebhookView {
     headers: (w.headers as Record<string, string> | null) ?? {},
     description: w.description,
     status: w.status,
-    secret: w.secret,
     createdAt: w.createdAt,
   }
 }
@@ -50,9 +59,12 @@ export type NewWebhook = {
   description?: string | null
 }
 
+/** Seals webhook secrets and receiver credentials before they are stored (@quire/secrets). */
+export type Sealer = Pick<SecretBox, 'seal'>
+
 export async function createWebhook(
-  opts: NewWebhook & { db: Db; workspaceId: string; urlPolicy: UrlPolicy },
-): Promise<WebhookView> {
+  opts: NewWebhook & { db: Db; secrets: Sealer; workspaceId: string; urlPolicy: UrlPolicy },
+): Promise<WebhookView & { secret: string }> {
   const checked = await assertWebhookUrl(opts.url, opts.urlPolicy)
   if (!checked.ok) throw new DomainError('INVALID_WEBHOOK_URL', `webhook url rejected: ${checked.reason}`)
   const headers = opts.headers ?? {}
@@ -62,6 +74,7 @@ export async function createWebhook(
     where: { workspaceId_name: { workspaceId: opts.workspaceId, name: opts.name } },
   })
   if (exists) throw new DomainError('WEBHOOK_NAME_CONFLICT', `a webhook named "${opts.name}" already exists`)
+  const secret = generateSecret()
   try {
     const row = await opts.db.webhook.create({
       data: {
@@ -70,14 +83,14 @@ export async function createWebhook(
         name: opts.name,
         url: opts.url,
         authType: opts.auth.type,
-        auth: opts.auth as object,
+        auth: sealWebhookAuth(opts.auth, opts.secrets) as object,
         events: opts.events,
         headers,
         description: opts.description ?? null,
-        secret: generateSecret(),
+        secret: opts.secrets.seal(secret),
       },
     })
-    return toWebhookView(row)
+    return { ...toWebhookView(row), secret }
   } catch (err) {
     if ((err as { code?: string }).code === 'P2002') {
       throw new DomainError('WEBHOOK_NAME_CONFLICT', `a webhook named "${opts.name}" already exists`)
@@ -88,7 +101,8 @@ export async function createWebhook(
 
 export async function getWebhook(opts: { db: Db; workspaceId: string; webhookId: string }): Promise<WebhookView> {
   const w = await opts.db.webhook.findUnique({ where: { id: opts.webhookId } })
-  if (!w || w.workspaceId !== opts.workspaceId) throw new DomainError('not_found', `webhook ${opts.webhookId} not found`)
+  if (!w || w.workspaceId !== opts.workspaceId)
+    throw new DomainError('not_found', `webhook ${opts.webhookId} not found`)
   return toWebhookView(w)
 }
 
@@ -103,13 +117,60 @@ export async function listWebhooks(opts: { db: Db; workspaceId: string; page: nu
     }),
     opts.db.webhook.count({ where }),
   ])
-  return { data: rows.map(toWebhookView), total }
+  return { data: rows.map((w) => toWebhookView(w)), total }
 }
 
-export async function rotateWebhookSecret(opts: { db: Db; workspaceId: string; webhookId: string }) {
+export async function rotateWebhookSecret(opts: { db: Db; secrets: Sealer; workspaceId: string; webhookId: string }) {
   await getWebhook(opts)
-  const row = await opts.db.webhook.update({ where: { id: opts.webhookId }, data: { secret: generateSecret() } })
-  return toWebhookView(row)
+  const secret = generateSecret()
+  const row = await opts.db.webhook.update({
+    where: { id: opts.webhookId },
+    data: { secret: opts.secrets.seal(secret) },
+  })
+  return { ...toWebhookView(row), secret }
+}
+
+export type ResealReport = { webhooks: number; resealed: number; wasPlaintext: number }
+
+/**
+ * `npm run secrets:rotate`: every webhook whose secret or credential is not sealed with the current key (older key,
+ * or plaintext from before encryption) is opened and sealed again. Each row is locked while it is re-sealed, so a
+ * concurrent create or rotate is never overwritten; running it twice re-seals nothing the second time.
+ */
+export async function resealWebhookSecrets(opts: { db: Db; secrets: SecretBox; batchSize?: number }) {
+  const report: ResealReport = { webhooks: 0, resealed: 0, wasPlaintext: 0 }
+  const box = opts.secrets
+  let after = ''
+  for (;;) {
+    const ids = await opts.db.webhook.findMany({
+      where: { id: { gt: after } },
+      orderBy: { id: 'asc' },
+      take: opts.batchSize ?? 200,
+      select: { id: true },
+    })
+    if (ids.length === 0) return report
+    after = ids.at(-1)!.id
+    for (const { id } of ids) {
+      await opts.db.$transaction(async (tx) => {
+        await tx.$queryRaw`SELECT id FROM webhooks WHERE id = ${id} FOR UPDATE`
+        const w = await tx.webhook.findUnique({ where: { id } })
+        if (!w) return
+        report.webhooks++
+        const auth = (w.auth as WebhookAuth | null) ?? { type: 'none' }
+        if (box.isCurrent(w.secret) && webhookAuthIsCurrent(auth, box)) return
+        const sealed = (v: string) => v.startsWith(SEALED_PREFIX)
+        if (!sealed(w.secret) || !webhookAuthIsCurrent(auth, { isCurrent: sealed })) report.wasPlaintext++
+        await tx.webhook.update({
+          where: { id },
+          data: {
+            secret: box.seal(box.open(w.secret)),
+            auth: sealWebhookAuth(openWebhookAuth(auth, box), box) as object,
+          },
+        })
+        report.resealed++
+      })
+    }
+  }
 }
 
 export async function setWebhookStatus(opts: {

@@ -79,5 +79,11 @@ export async function listNotifications(opts: { db: Db; workspaceId: string }) {
     orderBy: { createdAt: 'desc' },
     take: 100,
   })
-  return rows.map((n) => ({ id: n.id, kind: n.kind, message: n.message, data: n.data, created_at: n.createdAt.toISOString() }))
+  return rows.map((n) => ({
+    id: n.id,
+    kind: n.kind,
+    message: n.message,
+    data: n.data,
+    created_at: n.createdAt.toISOString(),
+  }))
 }

@@ -1,9 +1,25 @@
-import Router from '@koa/router'
-import { addCredits, createApiKey, createWorkspace, getWorkspace, listNotifications, updateWorkspace } from '@quire/core'
+import {
+  addCredits,
+  createApiKey,
+  createWorkspace,
+  getErrorGroup,
+  getWorkspace,
+  listErrorGroups,
+  listNotifications,
+  rerunErrorGroup,
+  updateWorkspace,
+} from '@quire/core'
 import { z } from 'zod'
-import type { AppDeps } from '../../http/context.ts'
-import { parseInput } from '../../http/validate.ts'
-import { adminAuth } from '../../middleware/authenticate.ts'
+import {
+  Balance,
+  CreatedApiKey,
+  ErrorGroup,
+  ErrorGroupList,
+  ErrorGroupRerun,
+  NotificationList,
+  Workspace,
+} from '../../openapi/resource-schemas.ts'
+import { defineRoute } from '../route.ts'
 
 export const CreateWorkspace = z.object({
   name: z.string().min(1).max(200),
@@ -18,45 +34,172 @@ export const PatchWorkspace = z.object({
   default_pipeline_id: z.string().min(1).nullable().optional(),
 })
 
+const WORKSPACE_ID = { id: 'Workspace id.' }
+const ERROR_GROUP_ID = { id: 'Error group id.' }
+export const ErrorGroupQuery = z.object({
+  status: z.enum(['open', 'escalated', 'resolved']).optional(),
+  workspace_id: z.string().min(1).optional(),
+})
+
 /** Operator API: workspaces, keys and credit grants, behind the admin token. */
-export function adminRoutes(deps: AppDeps): Router {
-  const router = new Router({ prefix: '/admin/v1' })
-  router.use(adminAuth(deps))
-  router.post('/workspaces', async (ctx) => {
-    const b = parseInput(CreateWorkspace, ctx.request.body)
-    ctx.status = 201
-    ctx.body = await createWorkspace({
-      db: deps.db,
-      name: b.name,
-      apiForm: b.api_form,
-      credits: b.credits,
-      spendingCap: b.spending_cap,
-    })
-  })
-  router.get('/workspaces/:id', async (ctx) => {
-    ctx.body = await getWorkspace({ db: deps.db, workspaceId: ctx.params.id! })
-  })
-  router.patch('/workspaces/:id', async (ctx) => {
-    const b = parseInput(PatchWorkspace, ctx.request.body)
-    ctx.body = await updateWorkspace({
-      db: deps.db,
-      workspaceId: ctx.params.id!,
-      spendingCap: b.spending_cap,
-      defaultPipelineId: b.default_pipeline_id,
-    })
-  })
-  router.post('/workspaces/:id/api-keys', async (ctx) => {
-    const b = parseInput(CreateKey, ctx.request.body)
-    ctx.status = 201
-    ctx.body = await createApiKey({ db: deps.db, workspaceId: ctx.params.id!, scopes: b.scopes, pipelineId: b.pipeline_id })
-  })
-  router.post('/workspaces/:id/credits', async (ctx) => {
-    const b = parseInput(Grant, ctx.request.body)
-    ctx.body = await addCredits({ db: deps.db, workspaceId: ctx.params.id!, amount: b.amount })
-  })
-  router.get('/workspaces/:id/notifications', async (ctx) => {
-    await getWorkspace({ db: deps.db, workspaceId: ctx.params.id! })
-    ctx.body = { data: await listNotifications({ db: deps.db, workspaceId: ctx.params.id! }) }
-  })
-  return router
-}
+export const ADMIN_ROUTES = [
+  defineRoute<unknown, z.output<typeof CreateWorkspace>>({
+    method: 'post',
+    path: '/admin/v1/workspaces',
+    operationId: 'adminCreateWorkspace',
+    tag: 'Admin',
+    summary: 'Create a workspace',
+    description: '`api_form` is fixed at creation; every `/v1` request with the workspace’s keys is served in it.',
+    auth: 'admin',
+    body: { kind: 'json', name: 'AdminCreateWorkspaceRequest', schema: CreateWorkspace },
+    responses: { '201': { description: 'Created.', name: 'Workspace', schema: Workspace } },
+    handle: async ({ deps, body: b }) => ({
+      status: 201,
+      body: await createWorkspace({
+        db: deps.db,
+        name: b.name,
+        apiForm: b.api_form,
+        credits: b.credits,
+        spendingCap: b.spending_cap,
+      }),
+    }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/admin/v1/workspaces/{id}',
+    operationId: 'adminGetWorkspace',
+    tag: 'Admin',
+    summary: 'Read a workspace',
+    auth: 'admin',
+    pathParams: WORKSPACE_ID,
+    responses: { '200': { description: 'The workspace.', name: 'Workspace', schema: Workspace } },
+    errors: ['not_found'],
+    handle: async ({ deps, params }) => ({
+      status: 200,
+      body: await getWorkspace({ db: deps.db, workspaceId: params.id! }),
+    }),
+  }),
+  defineRoute<unknown, z.output<typeof PatchWorkspace>>({
+    method: 'patch',
+    path: '/admin/v1/workspaces/{id}',
+    operationId: 'adminUpdateWorkspace',
+    tag: 'Admin',
+    summary: 'Set the spending cap or default pipeline',
+    auth: 'admin',
+    pathParams: WORKSPACE_ID,
+    body: { kind: 'json', name: 'AdminUpdateWorkspaceRequest', schema: PatchWorkspace },
+    responses: { '200': { description: 'The workspace.', name: 'Workspace', schema: Workspace } },
+    errors: ['not_found', 'PIPELINE_NOT_FOUND'],
+    handle: async ({ deps, params, body: b }) => ({
+      status: 200,
+      body: await updateWorkspace({
+        db: deps.db,
+        workspaceId: params.id!,
+        spendingCap: b.spending_cap,
+        defaultPipelineId: b.default_pipeline_id,
+      }),
+    }),
+  }),
+  defineRoute<unknown, z.output<typeof CreateKey>>({
+    method: 'post',
+    path: '/admin/v1/workspaces/{id}/api-keys',
+    operationId: 'adminCreateApiKey',
+    tag: 'Admin',
+    summary: 'Issue an API key',
+    description: 'The key is shown once and stored hashed. With `pipeline_id` the key is bound to that pipeline.',
+    auth: 'admin',
+    pathParams: WORKSPACE_ID,
+    body: { kind: 'json', name: 'AdminCreateApiKeyRequest', schema: CreateKey },
+    responses: { '201': { description: 'Created.', name: 'CreatedApiKey', schema: CreatedApiKey } },
+    errors: ['not_found', 'PIPELINE_NOT_FOUND'],
+    handle: async ({ deps, params, body: b }) => ({
+      status: 201,
+      body: await createApiKey({ db: deps.db, workspaceId: params.id!, scopes: b.scopes, pipelineId: b.pipeline_id }),
+    }),
+  }),
+  defineRoute<unknown, z.output<typeof Grant>>({
+    method: 'post',
+    path: '/admin/v1/workspaces/{id}/credits',
+    operationId: 'adminGrantCredits',
+    tag: 'Admin',
+    summary: 'Grant credits',
+    auth: 'admin',
+    pathParams: WORKSPACE_ID,
+    body: { kind: 'json', name: 'AdminGrantCreditsRequest', schema: Grant },
+    responses: { '200': { description: 'The balance after the grant.', name: 'Balance', schema: Balance } },
+    errors: ['not_found'],
+    handle: async ({ deps, params, body: b }) => ({
+      status: 200,
+      body: await addCredits({ db: deps.db, workspaceId: params.id!, amount: b.amount }),
+    }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/admin/v1/workspaces/{id}/notifications',
+    operationId: 'adminListNotifications',
+    tag: 'Admin',
+    summary: 'Admin notifications',
+    description: 'For example a Form B webhook that became `failing`. Newest first, at most 100.',
+    auth: 'admin',
+    pathParams: WORKSPACE_ID,
+    responses: { '200': { description: 'Notifications.', name: 'NotificationList', schema: NotificationList } },
+    errors: ['not_found'],
+    handle: async ({ deps, params }) => {
+      await getWorkspace({ db: deps.db, workspaceId: params.id! })
+      return { status: 200, body: { data: await listNotifications({ db: deps.db, workspaceId: params.id! }) } }
+    },
+  }),
+  defineRoute<z.output<typeof ErrorGroupQuery>>({
+    method: 'get',
+    path: '/admin/v1/error-groups',
+    operationId: 'adminListErrorGroups',
+    tag: 'Admin',
+    summary: 'Error groups of blocked jobs',
+    description:
+      'Jobs parked by a failure an operator can fix (a destination refusing writes, blob storage or the OCR engine ' +
+      'unavailable), grouped by (workspace, pipeline, stage, error code), newest first, with their job counts.',
+    auth: 'admin',
+    query: {
+      schema: ErrorGroupQuery,
+      docs: { status: 'Only groups in this status.', workspace_id: 'Only groups of this workspace.' },
+    },
+    responses: { '200': { description: 'Error groups.', name: 'ErrorGroupList', schema: ErrorGroupList } },
+    handle: async ({ deps, query: q }) => ({
+      status: 200,
+      body: { data: await listErrorGroups({ db: deps.db, status: q.status, workspaceId: q.workspace_id }) },
+    }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/admin/v1/error-groups/{id}',
+    operationId: 'adminGetErrorGroup',
+    tag: 'Admin',
+    summary: 'Read an error group',
+    auth: 'admin',
+    pathParams: ERROR_GROUP_ID,
+    responses: { '200': { description: 'The error group.', name: 'ErrorGroup', schema: ErrorGroup } },
+    errors: ['not_found'],
+    handle: async ({ deps, params }) => ({
+      status: 200,
+      body: await getErrorGroup({ db: deps.db, groupId: params.id! }),
+    }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/admin/v1/error-groups/{id}/rerun',
+    operationId: 'adminRerunErrorGroup',
+    tag: 'Admin',
+    summary: 'Re-run every blocked job of an error group',
+    description:
+      'After fixing the cause: each blocked job runs the stage that blocked it again, now. Jobs that get through ' +
+      'leave the group; when none is left the group is resolved (`error_group.resolved`).',
+    auth: 'admin',
+    pathParams: ERROR_GROUP_ID,
+    responses: { '200': { description: 'Queued.', name: 'ErrorGroupRerun', schema: ErrorGroupRerun } },
+    errors: ['not_found', 'ERROR_GROUP_RESOLVED'],
+    handle: async ({ deps, params }) => ({
+      status: 200,
+      body: await rerunErrorGroup({ db: deps.db, groupId: params.id!, onCommit: deps.kickRelay }),
+    }),
+  }),
+]

@@ -5,55 +5,29 @@ import {
   discardUploads,
   getJob,
   intakeFile,
-  resolvePipeline,
   type JobView,
+  resolvePipeline,
 } from '@quire/core'
 import { DomainError, isFinalStatus } from '@quire/domain'
 import { resolveSchema } from '@quire/extraction'
-import { presentFormBJob, presentFormBSubmitted } from '@quire/forms'
-import { z } from 'zod'
-import { baseUrl, type AppDeps, type Ctx } from '../../http/context.ts'
-import { fieldsOf, filesOf, toUploaded } from '../../http/multipart.ts'
-import { first, parseInput } from '../../http/validate.ts'
-
-export const FormBSubmitFields = z.object({
-  pipeline_id: z.string().min(1).optional(),
-  pipeline_version: z
-    .string()
-    .regex(/^\d{1,9}$/, 'pipeline_version must be a positive integer')
-    .transform(Number)
-    .optional(),
-  schema_id: z.string().min(1).max(200).optional(),
-  priority: z.enum(['standard', 'high']).default('standard'),
-  client_reference_id: z.string().max(500).optional(),
-  environment: z.enum(['production', 'test']).default('production'),
-  // Any value other than `sync` is treated as async (spec).
-  mode: z
-    .string()
-    .optional()
-    .transform((m) => (m === 'sync' ? 'sync' : 'async')),
-})
+import { type FormBSubmitFields, presentFormBJob, presentFormBSubmitted } from '@quire/forms'
+import { baseUrl } from '../../http/context.ts'
+import { filesOf, toUploaded } from '../../http/multipart.ts'
+import type { RouteInput, RouteReply } from '../route.ts'
 
 const SYNC_DEGRADED = 'sync_budget_exceeded'
 
 /** Form B: each `files` part becomes its own job, created in upload order. */
-export async function submitFormB(ctx: Ctx, deps: AppDeps) {
+export async function submitFormB({
+  ctx,
+  deps,
+  principal,
+  profile,
+  body: fields,
+}: RouteInput<unknown, FormBSubmitFields>): Promise<RouteReply> {
   const started = Date.now()
-  const principal = ctx.state.principal
   const files = filesOf(ctx as never, 'files')
   try {
-    const body = fieldsOf(ctx as never)
-    const query = ctx.query as Record<string, string | string[]>
-    const pick = (k: string) => first(body[k]) ?? first(query[k])
-    const fields = parseInput(FormBSubmitFields, {
-      pipeline_id: pick('pipeline_id'),
-      pipeline_version: pick('pipeline_version'),
-      schema_id: pick('schema_id'),
-      priority: pick('priority'),
-      client_reference_id: pick('client_reference_id'),
-      environment: pick('environment'),
-      mode: pick('mode'),
-    })
     if (files.length === 0) throw new DomainError('MISSING_PART', 'no `files` part in the request')
     const pipeline = await resolvePipeline({
       db: deps.db,
@@ -67,10 +41,16 @@ export async function submitFormB(ctx: Ctx, deps: AppDeps) {
       throw new DomainError('INVALID_PARAMETER', `schema_id ${fields.schema_id} is not defined by the pipeline`)
     }
     const jobIds: string[] = []
+    const accepted: JobView[] = []
     for (const f of files) {
       // A later file's rejection leaves the jobs already created for earlier files standing.
-      const inspected = await intakeFile({ db: deps.db, workspaceId: principal.workspaceId, file: toUploaded(f), definition: pipeline.definition })
-      const { jobId } = await createJob({
+      const inspected = await intakeFile({
+        db: deps.db,
+        workspaceId: principal.workspaceId,
+        file: toUploaded(f),
+        definition: pipeline.definition,
+      })
+      const created = await createJob({
         db: deps.db,
         blobs: deps.blobs,
         workspaceId: principal.workspaceId,
@@ -82,25 +62,29 @@ export async function submitFormB(ctx: Ctx, deps: AppDeps) {
           environment: fields.environment,
           clientReferenceId: fields.client_reference_id ?? null,
           schemaId: fields.schema_id ?? null,
+          waitForReview: profile.jobWaitsForReview,
         },
       })
-      jobIds.push(jobId)
+      jobIds.push(created.jobId)
+      accepted.push(created.accepted)
       deps.kickRelay()
     }
     const read = (jobId: string) => getJob({ db: deps.db, workspaceId: principal.workspaceId, jobId })
     const base = baseUrl(ctx, deps)
     if (fields.mode === 'async') {
-      ctx.status = 202
-      ctx.body = await Promise.all(jobIds.map(async (id) => presentFormBSubmitted(await read(id), base)))
-      return
+      // Each job as it was accepted (`queued`, read in the transaction that created it): a worker may already have
+      // picked it up, the answer still describes the accepted job.
+      return { status: 202, body: accepted.map((j) => presentFormBSubmitted(j, base)) }
     }
     const allDone = await awaitJobs({ db: deps.db, jobIds, deadline: started + deps.config.syncWindowMs })
     if (!allDone) await degradeSyncJobs({ db: deps.db, jobIds, reason: SYNC_DEGRADED })
     const jobs: JobView[] = await Promise.all(jobIds.map(read))
-    ctx.status = allDone ? 200 : 202
-    ctx.body = jobs.map((j) =>
-      isFinalStatus(j.status) ? presentFormBJob(j, { stages: true, result: true }) : presentFormBSubmitted(j, base),
-    )
+    return {
+      status: allDone ? 200 : 202,
+      body: jobs.map((j) =>
+        isFinalStatus(j.status) ? presentFormBJob(j, { stages: true, result: true }) : presentFormBSubmitted(j, base),
+      ),
+    }
   } finally {
     await discardUploads(files.map(toUploaded))
   }

@@ -1,57 +1,178 @@
-import Router from '@koa/router'
 import { createPipeline, createPipelineVersion, getPipeline, listPipelines, publishPipelineVersion } from '@quire/core'
-import { DomainError } from '@quire/domain'
-import { presentPipeline } from '@quire/forms'
+import { DomainError, PipelineDefinition } from '@quire/domain'
+import { NumberedPage, PipelineSchemas } from '@quire/forms'
 import { z } from 'zod'
-import type { AppDeps, AppState } from '../../http/context.ts'
-import { PageQuery, parseInput, first } from '../../http/validate.ts'
-import { requireScope } from '../../middleware/authenticate.ts'
+import { PageQuery, parseInput } from '../../http/validate.ts'
+import { byForm, defineRoute } from '../route.ts'
 
-export const CreatePipeline = z.object({ name: z.string().min(1).max(200), definition: z.unknown().optional() })
-export const CreateVersion = z.object({ definition: z.unknown().optional() })
+export const CreatePipeline = z.object({ name: z.string().min(1).max(200), definition: PipelineDefinition.optional() })
+export const CreateVersion = z.object({ definition: PipelineDefinition.optional() })
 
-export function pipelineRoutes(deps: AppDeps): Router<AppState> {
-  const router = new Router<AppState>()
-  const ws = (ctx: { state: AppState }) => ctx.state.principal.workspaceId
-  const form = (ctx: { state: AppState }) => ctx.state.principal.apiForm
+/**
+ * The definition is documented by its schema but checked by the use-case, which answers INVALID_DEFINITION naming
+ * each problem; the request envelope around it is checked here.
+ */
+const CreatePipelineEnvelope = CreatePipeline.extend({ definition: z.unknown().optional() })
+const CreateVersionEnvelope = CreateVersion.extend({ definition: z.unknown().optional() })
 
-  router.post('/v1/pipelines', requireScope('pipelines:write'), async (ctx) => {
-    const b = parseInput(CreatePipeline, ctx.request.body)
-    ctx.status = 201
-    ctx.body = presentPipeline(
-      await createPipeline({ db: deps.db, workspaceId: ws(ctx), name: b.name, definition: b.definition ?? {} }),
-      form(ctx),
-    )
+const PAGE_LIST = 'Page-numbered: `page` ≥ 1 (default 1), `page_size` 1..100 (default 25).'
+export const PAGE_DOCS: Record<string, string> = { page: 'Page number, from 1.', page_size: 'Items per page, 1..100.' }
+const PIPELINE_ID = { id: 'Pipeline id.' }
+const one = (description: string, status = '200') =>
+  byForm({
+    A: { [status]: { description, name: 'Pipeline', schema: PipelineSchemas.A.Pipeline } },
+    B: { [status]: { description, name: 'Pipeline', schema: PipelineSchemas.B.Pipeline } },
   })
-  router.post('/v1/pipelines/:id/versions', requireScope('pipelines:write'), async (ctx) => {
-    const b = parseInput(CreateVersion, ctx.request.body)
-    const p = await createPipelineVersion({
-      db: deps.db,
-      workspaceId: ws(ctx),
-      pipelineId: ctx.params.id!,
-      definition: b.definition ?? {},
-    })
-    ctx.status = 201
-    ctx.body = { ...presentPipeline(p, form(ctx)), version: form(ctx) === 'A' ? `v${p.version}` : p.version }
-  })
-  router.post('/v1/pipelines/:id/versions/:n/publish', requireScope('pipelines:write'), async (ctx) => {
-    const n = /^v?(\d{1,9})$/.exec(ctx.params.n!)
-    if (!n) throw new DomainError('VERSION_NOT_FOUND', `no version ${ctx.params.n}`)
-    ctx.body = presentPipeline(
-      await publishPipelineVersion({ db: deps.db, workspaceId: ws(ctx), pipelineId: ctx.params.id!, version: Number(n[1]) }),
-      form(ctx),
-    )
-  })
-  router.get('/v1/pipelines', requireScope('pipelines:read'), async (ctx) => {
-    const q = parseInput(PageQuery, { page: first(ctx.query.page), page_size: first(ctx.query.page_size) })
-    const res = await listPipelines({ db: deps.db, workspaceId: ws(ctx), page: q.page, pageSize: q.page_size })
-    ctx.body = {
-      data: res.data.map((p) => presentPipeline(p, form(ctx))),
-      page: { page: q.page, page_size: q.page_size, total: res.total },
-    }
-  })
-  router.get('/v1/pipelines/:id', requireScope('pipelines:read'), async (ctx) => {
-    ctx.body = presentPipeline(await getPipeline({ db: deps.db, workspaceId: ws(ctx), pipelineId: ctx.params.id! }), form(ctx))
-  })
-  return router
-}
+
+export const PIPELINE_ROUTES = [
+  defineRoute({
+    method: 'post',
+    path: '/v1/pipelines',
+    operationId: 'createPipeline',
+    tag: 'Pipelines',
+    summary: 'Create a pipeline',
+    description: 'Creates the pipeline with version 1 as a draft; publish it before Form A submissions can use it.',
+    auth: 'key',
+    scopes: ['pipelines:write'],
+    body: { kind: 'json', name: 'CreatePipelineRequest', schema: CreatePipeline, validate: 'handler' },
+    responses: one('Created.', '201'),
+    errors: ['INVALID_DEFINITION'],
+    handle: async ({ deps, principal, profile, body: raw }) => {
+      const body = parseInput(CreatePipelineEnvelope, raw)
+      const p = await createPipeline({
+        db: deps.db,
+        workspaceId: principal.workspaceId,
+        name: body.name,
+        definition: body.definition ?? {},
+      })
+      return { status: 201, body: profile.presentPipeline(p) }
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/pipelines/{id}/versions',
+    operationId: 'createPipelineVersion',
+    tag: 'Pipelines',
+    summary: 'Add a version',
+    description: 'Adds the next version as a draft. Platform pipelines cannot be changed.',
+    auth: 'key',
+    scopes: ['pipelines:write'],
+    pathParams: PIPELINE_ID,
+    body: { kind: 'json', name: 'CreatePipelineVersionRequest', schema: CreateVersion, validate: 'handler' },
+    responses: byForm({
+      A: {
+        '201': {
+          description: 'Created.',
+          name: 'PipelineVersionCreated',
+          schema: PipelineSchemas.A.PipelineVersionCreated,
+        },
+      },
+      B: {
+        '201': {
+          description: 'Created.',
+          name: 'PipelineVersionCreated',
+          schema: PipelineSchemas.B.PipelineVersionCreated,
+        },
+      },
+    }),
+    errors: ['INVALID_DEFINITION', 'PIPELINE_NOT_FOUND', 'not_found'],
+    handle: async ({ deps, principal, profile, params, body: raw }) => {
+      const body = parseInput(CreateVersionEnvelope, raw)
+      const p = await createPipelineVersion({
+        db: deps.db,
+        workspaceId: principal.workspaceId,
+        pipelineId: params.id!,
+        definition: body.definition ?? {},
+      })
+      return {
+        status: 201,
+        body: { ...(profile.presentPipeline(p) as object), version: profile.presentVersion(p.version) },
+      }
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/pipelines/{id}/versions/{n}/publish',
+    operationId: 'publishPipelineVersion',
+    tag: 'Pipelines',
+    summary: 'Publish a version',
+    description: byForm({
+      A: 'Makes the version the latest published one.',
+      B: 'Makes the version the latest published one; emits `pipeline.deployed`.',
+    }),
+    auth: 'key',
+    scopes: ['pipelines:write'],
+    pathParams: { ...PIPELINE_ID, n: 'Version: `n` (Form A also writes `v<n>`).' },
+    responses: one('The pipeline.'),
+    errors: ['PIPELINE_NOT_FOUND', 'VERSION_NOT_FOUND', 'not_found'],
+    handle: async ({ deps, principal, profile, params }) => {
+      const version = profile.parseVersion(params.n!)
+      if (version === null) throw new DomainError('VERSION_NOT_FOUND', `no version ${params.n}`)
+      const p = await publishPipelineVersion({
+        db: deps.db,
+        workspaceId: principal.workspaceId,
+        pipelineId: params.id!,
+        version,
+      })
+      return { status: 200, body: profile.presentPipeline(p) }
+    },
+  }),
+  defineRoute<z.output<typeof PageQuery>>({
+    method: 'get',
+    path: '/v1/pipelines',
+    operationId: 'listPipelines',
+    tag: 'Pipelines',
+    summary: 'List pipelines',
+    description: `The workspace’s pipelines and the platform ones. ${PAGE_LIST}`,
+    auth: 'key',
+    scopes: ['pipelines:read'],
+    query: { schema: PageQuery, docs: PAGE_DOCS },
+    responses: byForm({
+      A: {
+        '200': {
+          description: 'One page.',
+          name: 'PipelineList',
+          schema: z.object({ data: z.array(PipelineSchemas.A.Pipeline), page: NumberedPage }),
+        },
+      },
+      B: {
+        '200': {
+          description: 'One page.',
+          name: 'PipelineList',
+          schema: z.object({ data: z.array(PipelineSchemas.B.Pipeline), page: NumberedPage }),
+        },
+      },
+    }),
+    handle: async ({ deps, principal, profile, query: q }) => {
+      const res = await listPipelines({
+        db: deps.db,
+        workspaceId: principal.workspaceId,
+        page: q.page,
+        pageSize: q.page_size,
+      })
+      return {
+        status: 200,
+        body: {
+          data: res.data.map((p) => profile.presentPipeline(p)),
+          page: { page: q.page, page_size: q.page_size, total: res.total },
+        },
+      }
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/pipelines/{id}',
+    operationId: 'getPipeline',
+    tag: 'Pipelines',
+    summary: 'Read a pipeline',
+    auth: 'key',
+    scopes: ['pipelines:read'],
+    pathParams: PIPELINE_ID,
+    responses: one('The pipeline.'),
+    errors: ['PIPELINE_NOT_FOUND'],
+    handle: async ({ deps, principal, profile, params }) => {
+      const p = await getPipeline({ db: deps.db, workspaceId: principal.workspaceId, pipelineId: params.id! })
+      return { status: 200, body: profile.presentPipeline(p) }
+    },
+  }),
+]

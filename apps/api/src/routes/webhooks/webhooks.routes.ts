@@ -1,4 +1,3 @@
-import Router from '@koa/router'
 import {
   createWebhook,
   getWebhook,
@@ -6,51 +5,203 @@ import {
   listWebhooks,
   rotateWebhookSecret,
   setWebhookStatus,
-  type WebhookView,
 } from '@quire/core'
-import { presentFormAWebhook, presentFormBWebhook } from '@quire/forms'
+import {
+  FormACreateWebhook,
+  FormAWebhook,
+  FormBCreateWebhook,
+  FormBWebhook,
+  FormBWebhookWithSecret,
+  NumberedPage,
+} from '@quire/forms'
+import type { Scope } from '@quire/domain'
 import { z } from 'zod'
-import type { AppDeps, AppState } from '../../http/context.ts'
-import { first, PageQuery, parseInput } from '../../http/validate.ts'
-import { requireScope } from '../../middleware/authenticate.ts'
-import { parseFormAWebhook, parseFormBWebhook } from './webhook-requests.ts'
+import { PageQuery } from '../../http/validate.ts'
+import { DeliveryList } from '../../openapi/resource-schemas.ts'
+import { PAGE_DOCS } from '../pipelines/pipelines.routes.ts'
+import { byForm, defineRoute } from '../route.ts'
 
 export const PatchWebhook = z.object({ status: z.enum(['active']) })
 export const DeliveriesQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(25) })
 
-export function webhookRoutes(deps: AppDeps): Router<AppState> {
-  const router = new Router<AppState>()
-  const ws = (ctx: { state: AppState }) => ctx.state.principal.workspaceId
-  const present = (ctx: { state: AppState }, w: WebhookView, revealSecret = false) =>
-    ctx.state.principal.apiForm === 'A' ? presentFormAWebhook(w, { revealSecret }) : presentFormBWebhook(w, { revealSecret })
-  const write = requireScope('webhook:write', 'webhooks:write')
-  const read = requireScope('webhooks:read', 'webhook:write', 'webhooks:write')
+// Each form names the write scope its own way; a key holding the other form's name is accepted too, as before.
+const WRITE = byForm<Scope[], Scope[]>({
+  A: ['webhook:write', 'webhooks:write'],
+  B: ['webhooks:write', 'webhook:write'],
+})
+const READ = byForm<Scope[], Scope[]>({
+  A: ['webhooks:read', 'webhook:write', 'webhooks:write'],
+  B: ['webhooks:read', 'webhooks:write', 'webhook:write'],
+})
+const WEBHOOK_ID = { id: 'Webhook id.' }
+const Webhook = { A: FormAWebhook, B: FormBWebhook }
+const WebhookWithSecret = { A: FormAWebhook, B: FormBWebhookWithSecret }
+const reply = (status: string, description: string, name: string, schemas: typeof Webhook) =>
+  byForm({
+    A: { [status]: { description, name, schema: schemas.A } },
+    B: { [status]: { description, name, schema: schemas.B } },
+  })
 
-  router.post('/v1/webhooks', write, async (ctx) => {
-    const parsed = ctx.state.principal.apiForm === 'A' ? parseFormAWebhook(ctx.request.body) : parseFormBWebhook(ctx.request.body)
-    const w = await createWebhook({ db: deps.db, workspaceId: ws(ctx), urlPolicy: deps.config.urlPolicy, ...parsed })
-    ctx.status = 201
-    ctx.body = present(ctx, w, true)
-  })
-  router.get('/v1/webhooks', read, async (ctx) => {
-    const q = parseInput(PageQuery, { page: first(ctx.query.page), page_size: first(ctx.query.page_size) })
-    const res = await listWebhooks({ db: deps.db, workspaceId: ws(ctx), page: q.page, pageSize: q.page_size })
-    ctx.body = { data: res.data.map((w) => present(ctx, w)), page: { page: q.page, page_size: q.page_size, total: res.total } }
-  })
-  router.get('/v1/webhooks/:id', read, async (ctx) => {
-    ctx.body = present(ctx, await getWebhook({ db: deps.db, workspaceId: ws(ctx), webhookId: ctx.params.id! }))
-  })
-  router.patch('/v1/webhooks/:id', write, async (ctx) => {
-    const b = parseInput(PatchWebhook, ctx.request.body)
-    ctx.body = present(ctx, await setWebhookStatus({ db: deps.db, workspaceId: ws(ctx), webhookId: ctx.params.id!, status: b.status }))
-  })
-  router.post('/v1/webhooks/:id/rotate', write, async (ctx) => {
-    const w = await rotateWebhookSecret({ db: deps.db, workspaceId: ws(ctx), webhookId: ctx.params.id! })
-    ctx.body = present(ctx, w, true)
-  })
-  router.get('/v1/webhooks/:id/deliveries', read, async (ctx) => {
-    const { limit } = parseInput(DeliveriesQuery, { limit: first(ctx.query.limit) })
-    ctx.body = { data: await listDeliveries({ db: deps.db, workspaceId: ws(ctx), webhookId: ctx.params.id!, limit }) }
-  })
-  return router
-}
+export const WEBHOOK_ROUTES = [
+  defineRoute({
+    method: 'post',
+    path: '/v1/webhooks',
+    operationId: 'createWebhook',
+    tag: 'Webhooks',
+    summary: 'Create a webhook',
+    description: byForm({
+      A: 'The response carries `hmac_secret`, the signing secret, once; it reads back as `***`.',
+      B: 'The response carries `secret`, the signing secret, once; it is never shown again.',
+    }),
+    auth: 'key',
+    scopes: WRITE,
+    body: byForm({
+      A: { kind: 'json', name: 'CreateWebhookRequest', schema: FormACreateWebhook },
+      B: { kind: 'json', name: 'CreateWebhookRequest', schema: FormBCreateWebhook },
+    }),
+    responses: reply('201', 'Created, with the signing secret.', 'WebhookWithSecret', WebhookWithSecret),
+    errors: ['INVALID_WEBHOOK_URL', 'RESERVED_HEADER', 'INVALID_EVENT', 'WEBHOOK_NAME_CONFLICT'],
+    handle: async ({ ctx, deps, principal, profile }) => {
+      const parsed = profile.parseWebhook(ctx.request.body)
+      const w = await createWebhook({
+        db: deps.db,
+        secrets: deps.secrets,
+        workspaceId: principal.workspaceId,
+        urlPolicy: deps.config.urlPolicy,
+        ...parsed,
+      })
+      return { status: 201, body: profile.presentWebhook(w, { revealSecret: true }) }
+    },
+  }),
+  defineRoute<z.output<typeof PageQuery>>({
+    method: 'get',
+    path: '/v1/webhooks',
+    operationId: 'listWebhooks',
+    tag: 'Webhooks',
+    summary: 'List webhooks',
+    description: 'Page-numbered: `page` ≥ 1 (default 1), `page_size` 1..100 (default 25).',
+    auth: 'key',
+    scopes: READ,
+    query: { schema: PageQuery, docs: PAGE_DOCS },
+    responses: byForm({
+      A: {
+        '200': {
+          description: 'One page.',
+          name: 'WebhookList',
+          schema: z.object({ data: z.array(FormAWebhook), page: NumberedPage }),
+        },
+      },
+      B: {
+        '200': {
+          description: 'One page.',
+          name: 'WebhookList',
+          schema: z.object({ data: z.array(FormBWebhook), page: NumberedPage }),
+        },
+      },
+    }),
+    handle: async ({ deps, principal, profile, query: q }) => {
+      const res = await listWebhooks({
+        db: deps.db,
+        workspaceId: principal.workspaceId,
+        page: q.page,
+        pageSize: q.page_size,
+      })
+      return {
+        status: 200,
+        body: {
+          data: res.data.map((w) => profile.presentWebhook(w, { revealSecret: false })),
+          page: { page: q.page, page_size: q.page_size, total: res.total },
+        },
+      }
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/webhooks/{id}',
+    operationId: 'getWebhook',
+    tag: 'Webhooks',
+    summary: 'Read a webhook',
+    auth: 'key',
+    scopes: READ,
+    pathParams: WEBHOOK_ID,
+    responses: byForm({
+      A: { '200': { description: 'The webhook; the secret reads `***`.', name: 'Webhook', schema: FormAWebhook } },
+      B: { '200': { description: 'The webhook, without its secret.', name: 'Webhook', schema: FormBWebhook } },
+    }),
+    errors: ['not_found'],
+    handle: async ({ deps, principal, profile, params }) => {
+      const w = await getWebhook({ db: deps.db, workspaceId: principal.workspaceId, webhookId: params.id! })
+      return { status: 200, body: profile.presentWebhook(w, { revealSecret: false }) }
+    },
+  }),
+  defineRoute<unknown, z.output<typeof PatchWebhook>>({
+    method: 'patch',
+    path: '/v1/webhooks/{id}',
+    operationId: 'updateWebhook',
+    tag: 'Webhooks',
+    summary: 'Re-enable a webhook',
+    description: '`{status: "active"}` re-enables a `failing` webhook.',
+    auth: 'key',
+    scopes: WRITE,
+    pathParams: WEBHOOK_ID,
+    body: { kind: 'json', name: 'UpdateWebhookRequest', schema: PatchWebhook },
+    responses: reply('200', 'The webhook.', 'Webhook', Webhook),
+    errors: ['not_found'],
+    handle: async ({ deps, principal, profile, params, body }) => {
+      const w = await setWebhookStatus({
+        db: deps.db,
+        workspaceId: principal.workspaceId,
+        webhookId: params.id!,
+        status: body.status,
+      })
+      return { status: 200, body: profile.presentWebhook(w, { revealSecret: false }) }
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/webhooks/{id}/rotate',
+    operationId: 'rotateWebhookSecret',
+    tag: 'Webhooks',
+    summary: 'Rotate the signing secret',
+    description: 'Issues a new signing secret, returned once. No request body.',
+    auth: 'key',
+    scopes: WRITE,
+    pathParams: WEBHOOK_ID,
+    responses: reply('200', 'The webhook with its new secret.', 'WebhookWithSecret', WebhookWithSecret),
+    errors: ['not_found'],
+    handle: async ({ deps, principal, profile, params }) => {
+      const w = await rotateWebhookSecret({
+        db: deps.db,
+        secrets: deps.secrets,
+        workspaceId: principal.workspaceId,
+        webhookId: params.id!,
+      })
+      return { status: 200, body: profile.presentWebhook(w, { revealSecret: true }) }
+    },
+  }),
+  defineRoute<z.output<typeof DeliveriesQuery>>({
+    method: 'get',
+    path: '/v1/webhooks/{id}/deliveries',
+    operationId: 'listWebhookDeliveries',
+    tag: 'Webhooks',
+    summary: 'List deliveries',
+    description: 'Delivery attempts, newest first: status, response code, duration, next retry.',
+    auth: 'key',
+    scopes: READ,
+    pathParams: WEBHOOK_ID,
+    query: { schema: DeliveriesQuery, docs: { limit: 'How many deliveries, 1..100.' } },
+    responses: { '200': { description: 'Deliveries.', name: 'DeliveryList', schema: DeliveryList } },
+    errors: ['not_found'],
+    handle: async ({ deps, principal, params, query }) => ({
+      status: 200,
+      body: {
+        data: await listDeliveries({
+          db: deps.db,
+          workspaceId: principal.workspaceId,
+          webhookId: params.id!,
+          limit: query.limit,
+        }),
+      },
+    }),
+  }),
+]

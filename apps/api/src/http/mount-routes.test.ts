@@ -1,0 +1,130 @@
+// The route adapter over a real Koa server: declared answers pass, an undeclared status or error code is logged and,
+// with enforceApiContract, answered as a 500 — so a handler cannot drift from its declaration unseen.
+import { ephemeralSecretBox } from '@quire/secrets'
+import type { AddressInfo } from 'node:net'
+import os from 'node:os'
+import { DomainError } from '@quire/domain'
+import pino from 'pino'
+import { afterEach, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { createApp } from '../app.ts'
+import { config } from '../config.ts'
+import { defineRoute, type RouteSpec } from '../routes/route.ts'
+import type { AppDeps } from './context.ts'
+
+const routes: RouteSpec[] = [
+  defineRoute({
+    method: 'get',
+    path: '/t/declared',
+    operationId: 'declared',
+    tag: 'Operations',
+    summary: 'declared',
+    auth: 'none',
+    responses: { '200': { description: 'ok', json: {} } },
+    errors: ['not_found'],
+    handle: async () => {
+      throw new DomainError('not_found', 'declared error')
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/t/undeclared-code',
+    operationId: 'undeclaredCode',
+    tag: 'Operations',
+    summary: 'undeclared code',
+    auth: 'none',
+    responses: { '200': { description: 'ok', json: {} } },
+    handle: async () => {
+      throw new DomainError('JOB_NOT_CANCELLABLE', 'not in the declaration')
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/t/undeclared-status',
+    operationId: 'undeclaredStatus',
+    tag: 'Operations',
+    summary: 'undeclared status',
+    auth: 'none',
+    responses: { '200': { description: 'ok', json: {} } },
+    handle: async () => ({ status: 201, body: { created: true } }),
+  }),
+  defineRoute<{ n: number }>({
+    method: 'get',
+    path: '/t/query',
+    operationId: 'query',
+    tag: 'Operations',
+    summary: 'validated query',
+    auth: 'none',
+    query: { schema: z.object({ n: z.coerce.number().int().min(1) }) },
+    responses: { '200': { description: 'ok', json: {} } },
+    handle: async ({ query }) => ({ status: 200, body: { n: query.n } }),
+  }),
+]
+
+let close: (() => Promise<void>) | undefined
+afterEach(async () => {
+  await close?.()
+})
+
+async function serve(enforceApiContract: boolean) {
+  const logged: string[] = []
+  const log = pino({ level: 'info' }, { write: (line: string) => logged.push(JSON.parse(line).msg) })
+  const deps = {
+    secrets: ephemeralSecretBox(),
+    db: {} as AppDeps['db'],
+    blobs: {} as AppDeps['blobs'],
+    config: { ...config, uploadDir: os.tmpdir(), enforceApiContract },
+    log,
+    kickRelay: () => {},
+    pingRedis: async () => 'PONG',
+  } satisfies AppDeps
+  const server = createApp(deps, [], routes).listen(0, '127.0.0.1')
+  await new Promise((r) => server.once('listening', r))
+  close = () => new Promise((r) => server.close(() => r()))
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const get = async (p: string) => {
+    const res = await fetch(base + p)
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> }
+  }
+  return { get, logged, base }
+}
+
+describe('route declarations are enforced', () => {
+  it('a declared error code passes through with its status and envelope', async () => {
+    const { get, logged } = await serve(true)
+    expect(await get('/t/declared')).toMatchObject({ status: 404, body: { error: 'NOT_FOUND' } })
+    expect(logged).not.toContain('response not declared by its route')
+  })
+
+  it('an undeclared error code is logged, and answered 500 when the contract is enforced', async () => {
+    const { get, logged } = await serve(true)
+    expect((await get('/t/undeclared-code')).status).toBe(500)
+    expect(logged).toContain('response not declared by its route')
+  })
+
+  it('an undeclared success status likewise', async () => {
+    const { get, logged } = await serve(true)
+    expect((await get('/t/undeclared-status')).status).toBe(500)
+    expect(logged).toContain('response not declared by its route')
+  })
+
+  it('without enforcement the answer stands but the drift is still logged', async () => {
+    const { get, logged } = await serve(false)
+    expect(await get('/t/undeclared-code')).toMatchObject({ status: 409, body: { error: 'JOB_NOT_CANCELLABLE' } })
+    expect(logged).toContain('response not declared by its route')
+  })
+
+  it('queries are validated with the declared schema (400 INVALID_PARAMETER is implied by declaring one)', async () => {
+    const { get, logged } = await serve(true)
+    expect(await get('/t/query?n=3')).toEqual({ status: 200, body: { n: 3 } })
+    expect(await get('/t/query?n=0')).toMatchObject({ status: 400, body: { error: 'INVALID_PARAMETER' } })
+    expect(logged).not.toContain('response not declared by its route')
+  })
+
+  it('a known path with another method is 405 METHOD_NOT_ALLOWED in the flat envelope', async () => {
+    const { base } = await serve(true)
+    const res = await fetch(`${base}/t/declared`, { method: 'POST' })
+    expect(res.status).toBe(405)
+    expect(await res.json()).toMatchObject({ error: 'METHOD_NOT_ALLOWED' })
+  })
+})

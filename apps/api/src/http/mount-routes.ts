@@ -1,0 +1,200 @@
+import Router from '@koa/router'
+import { authenticateApiKey, type Principal } from '@quire/core'
+import { DomainError, parseInput, PLATFORM_MAX_FILE_MB } from '@quire/domain'
+import { type ApiForm, formProfile } from '@quire/forms'
+import type { Middleware } from 'koa'
+import { adminTokenMatches } from '../middleware/authenticate.ts'
+import {
+  acceptedParameters,
+  bodiesOf,
+  type BodySpec,
+  declaredErrors,
+  forForm,
+  koaPath,
+  type MultipartBodySpec,
+  type RouteInput,
+  type RouteReply,
+  type RouteSpec,
+} from '../routes/route.ts'
+import { toClientError } from './body-errors.ts'
+import { errorResponse } from './errors.ts'
+import type { AppDeps, AppState, Ctx } from './context.ts'
+import { jsonBody } from './json-body.ts'
+import { fieldsOf, multipartMiddleware } from './multipart.ts'
+import { first } from './validate.ts'
+
+const MB = 1024 * 1024
+/** Routes without a form of their own (admin, operations) resolve their declarations as this form. */
+const NEUTRAL_FORM: ApiForm = 'A'
+
+/**
+ * Serves every declared route: authentication and scope from `auth`/`scopes`, query and body parsed and validated
+ * with the declared schemas (multipart parameter names included, so an undeclared one is UNKNOWN_PARAMETER), then
+ * the handler. What the handler answers is checked against the declaration: a status or error code the route does
+ * not list is logged, and with `enforceApiContract` (tests) answered as a 500, so the API and its OpenAPI document
+ * cannot drift apart unseen.
+ */
+export function mountRoutes(deps: AppDeps, routes: readonly RouteSpec[]): Router<AppState> {
+  const router = new Router<AppState>()
+  const json = jsonBody()
+  const multiparts = new Map<MultipartBodySpec, Middleware>()
+  const multipartFor = (spec: MultipartBodySpec) => {
+    let m = multiparts.get(spec)
+    if (!m) {
+      const accepted = acceptedParameters(spec)
+      m = multipartMiddleware({
+        uploadDir: deps.config.uploadDir,
+        maxFileBytes: PLATFORM_MAX_FILE_MB * MB,
+        maxFiles: deps.config.maxFilesPerRequest,
+        parameters: () => accepted,
+      })
+      multiparts.set(spec, m)
+    }
+    return m
+  }
+
+  for (const spec of routes) {
+    router[spec.method](koaPath(spec.path), async (koaCtx) => {
+      const ctx = koaCtx as unknown as Ctx
+      let form: ApiForm = NEUTRAL_FORM
+      try {
+        rejectNulInPath(spec, ctx)
+        const principal = await authenticate(spec, ctx, deps)
+        form = principal?.apiForm ?? NEUTRAL_FORM
+        const reply = await answer(spec, form, ctx, deps, routes, principal, { json, multipartFor })
+        if (!Object.hasOwn(forForm(spec.responses, form), String(reply.status))) {
+          undeclared(deps, spec, { status: reply.status })
+        }
+        ctx.status = reply.status
+        if (reply.type) ctx.type = reply.type
+        ctx.body = reply.body
+      } catch (raw) {
+        const err = toClientError(raw)
+        if (err && !declaredErrors(spec, form).includes(err.code)) undeclared(deps, spec, { code: err.code })
+        throw err ?? raw
+      }
+    })
+  }
+  return router
+}
+
+const NUL = '\u0000'
+
+/**
+ * PostgreSQL refuses NUL in text, so a NUL anywhere in a request would surface as a database error. An id with one
+ * cannot name anything (the route's 404); any other string with one is 400 VALIDATION_ERROR.
+ */
+function rejectNulInPath(spec: RouteSpec, ctx: Ctx) {
+  if (!Object.values(ctx.params ?? {}).some((v) => v.includes(NUL))) return
+  const notFound = declaredErrors(spec, NEUTRAL_FORM).find((c) => errorResponse(new DomainError(c, '')).status === 404)
+  throw new DomainError(notFound ?? 'VALIDATION_ERROR', notFound ? 'no such resource' : 'a path segment contains NUL')
+}
+
+function rejectNul(value: unknown, where: string, depth = 0): void {
+  if (typeof value === 'string') {
+    if (value.includes(NUL)) throw new DomainError('VALIDATION_ERROR', `${where}: text may not contain NUL characters`)
+  } else if (Array.isArray(value)) {
+    for (const v of value) rejectNul(v, where, depth + 1)
+  } else if (value && typeof value === 'object' && depth < 64) {
+    for (const [k, v] of Object.entries(value)) {
+      rejectNul(k, where, depth + 1)
+      rejectNul(v, `${where}.${k}`, depth + 1)
+    }
+  }
+}
+
+async function authenticate(spec: RouteSpec, ctx: Ctx, deps: AppDeps): Promise<Principal | null> {
+  if (spec.auth === 'none') return null
+  if (spec.auth === 'admin') {
+    if (!adminTokenMatches(ctx.get('Authorization'), deps.config.adminToken)) {
+      throw new DomainError('unauthorized', 'invalid admin token')
+    }
+    return null
+  }
+  const key = ctx.get('X-API-Key')
+  if (!key) {
+    if (spec.auth === 'optional-key') return null
+    throw new DomainError('unauthorized', 'missing API key: send it in the X-API-Key header')
+  }
+  const principal = await authenticateApiKey({ db: deps.db, key })
+  if (!principal) throw new DomainError('unauthorized', 'invalid API key')
+  ctx.state.principal = principal
+  const scopes = forForm(spec.scopes, principal.apiForm)
+  if (scopes && !scopes.some((s) => principal.scopes.includes(s))) {
+    throw new DomainError('insufficient_scope', `this API key lacks the required scope ${scopes.join(' or ')}`)
+  }
+  return principal
+}
+
+type BodyParsers = { json: Middleware; multipartFor: (spec: MultipartBodySpec) => Middleware }
+
+async function answer(
+  spec: RouteSpec,
+  form: ApiForm,
+  ctx: Ctx,
+  deps: AppDeps,
+  routes: readonly RouteSpec[],
+  principal: Principal | null,
+  parsers: BodyParsers,
+): Promise<RouteReply> {
+  rejectNul(ctx.query, 'query')
+  const querySpec = forForm(spec.query, form)
+  const query = querySpec ? parseInput(querySpec.schema, singleValues(ctx.query)) : {}
+  const input = (body: unknown, bodyKind: BodySpec['kind'] | null): RouteInput => ({
+    ctx,
+    deps,
+    principal: principal as Principal,
+    profile: formProfile(form),
+    params: ctx.params,
+    query,
+    body,
+    bodyKind,
+    routes,
+  })
+  const handle = forForm(spec.handle, form)
+  const bodies = bodiesOf(spec, form)
+  if (bodies.length === 0) return handle(input(undefined, null))
+
+  const chosen = chooseBody(ctx, bodies)
+  let reply: RouteReply | undefined
+  if (chosen.kind === 'json') {
+    await parsers.json(ctx, async () => {
+      const raw = ctx.request.body ?? {}
+      rejectNul(raw, 'body')
+      const body = chosen.validate === 'handler' ? raw : parseInput(chosen.schema, raw)
+      reply = await handle(input(body, 'json'))
+    })
+  } else {
+    await parsers.multipartFor(chosen)(ctx, async () => {
+      const fields = fieldsOf(ctx)
+      rejectNul(fields, 'form field')
+      const values: Record<string, string | undefined> = {}
+      for (const name of Object.keys(chosen.fields.shape)) {
+        values[name] = first(fields[name]) ?? (chosen.fieldsInQuery ? first(ctx.query[name]) : undefined)
+      }
+      reply = await handle(input(parseInput(chosen.fields, values), 'multipart'))
+    })
+  }
+  if (!reply) throw new Error(`${spec.operationId}: the body parser did not reach the handler`)
+  return reply
+}
+
+/** The declared body the request's Content-Type names; a single JSON body also takes requests without one. */
+function chooseBody(ctx: Ctx, bodies: BodySpec[]): BodySpec {
+  const byType = bodies.find((b) => ctx.is(b.kind === 'json' ? 'application/json' : 'multipart/form-data'))
+  if (byType) return byType
+  if (bodies.length === 1 && bodies[0]!.kind === 'json') return bodies[0]!
+  const accepted = bodies.map((b) => (b.kind === 'json' ? 'application/json' : 'multipart/form-data'))
+  throw new DomainError('UNSUPPORTED_MEDIA_TYPE', `send ${accepted.join(', or ')}`)
+}
+
+function singleValues(query: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, first(v)]))
+}
+
+function undeclared(deps: AppDeps, spec: RouteSpec, what: { status?: number; code?: string }) {
+  deps.log.error({ operationId: spec.operationId, ...what }, 'response not declared by its route')
+  if (deps.config.enforceApiContract) {
+    throw new Error(`${spec.operationId} answered ${what.code ?? what.status}, which its declaration does not list`)
+  }
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest'
+import { dependencyDown } from './outage.ts'
+
+describe('dependencyDown', () => {
+  it('names PostgreSQL for Prisma connection errors, adapter kinds and SQLSTATEs of a stopping server', () => {
+    expect(dependencyDown({ name: 'PrismaClientKnownRequestError', code: 'P1001', message: '' })).toBe('postgresql')
+    expect(
+      dependencyDown({
+        name: 'PrismaClientKnownRequestError',
+        code: 'P2010',
+        message: "Raw query failed. Message: `Can't reach database server at 127.0.0.1:5432`",
+      }),
+    ).toBe('postgresql')
+    expect(
+      dependencyDown({
+        name: 'PrismaClientKnownRequestError',
+        code: 'P2025',
+        meta: { driverAdapterError: { cause: { kind: 'ConnectionClosed' } } },
+      }),
+    ).toBe('postgresql')
+    expect(dependencyDown({ code: '57P01', message: 'terminating connection due to administrator command' })).toBe(
+      'postgresql',
+    )
+  })
+
+  it('names Redis for ioredis errors of a connection that is gone', () => {
+    expect(dependencyDown(new Error("Stream isn't writeable and enableOfflineQueue options is false"))).toBe('redis')
+    expect(dependencyDown({ name: 'MaxRetriesPerRequestError', message: 'Reached the max retries' })).toBe('redis')
+    expect(dependencyDown(new Error('wrapped', { cause: new Error('Connection is closed.') }))).toBe('redis')
+  })
+
+  it('leaves other errors alone (a constraint violation is not an outage)', () => {
+    expect(dependencyDown({ name: 'PrismaClientKnownRequestError', code: 'P2002', message: 'Unique constraint' })).toBe(
+      null,
+    )
+    expect(dependencyDown(new TypeError('x is undefined'))).toBe(null)
+    expect(dependencyDown(null)).toBe(null)
+  })
+})

@@ -1,0 +1,57 @@
+import { getDocument, reviewDocument } from '@quire/core'
+import { z } from 'zod'
+import { Document } from '../../openapi/resource-schemas.ts'
+import { defineRoute } from '../route.ts'
+
+export const ReviewDocumentRequest = z.strictObject({
+  action: z.enum(['approve', 'reject', 'escalate']),
+  /** Corrected values by field name; they replace the extracted ones with confidence 1. */
+  data: z.record(z.string().min(1), z.union([z.string(), z.number(), z.null()])).optional(),
+})
+const DOCUMENT_ID = { id: 'Document id.' }
+
+export const DOCUMENT_ROUTES = [
+  defineRoute({
+    method: 'get',
+    path: '/v1/documents/{id}',
+    operationId: 'getDocument',
+    tag: 'Documents',
+    summary: 'Read a document',
+    description: 'Lifecycle, lineage, event history and extracted data `{field: {value, confidence}}`.',
+    auth: 'key',
+    scopes: ['documents:read'],
+    pathParams: DOCUMENT_ID,
+    responses: { '200': { description: 'The document.', name: 'Document', schema: Document } },
+    errors: ['not_found'],
+    handle: async ({ deps, principal, params }) => ({
+      status: 200,
+      body: await getDocument({ db: deps.db, workspaceId: principal.workspaceId, documentId: params.id! }),
+    }),
+  }),
+  defineRoute<unknown, z.output<typeof ReviewDocumentRequest>>({
+    method: 'post',
+    path: '/v1/documents/{id}/review',
+    operationId: 'reviewDocument',
+    tag: 'Documents',
+    summary: 'Review a document',
+    description:
+      'Approve (optionally with corrected values, which get confidence 1), reject or escalate a document parked for review (`in_review` or `escalated`). Form B webhooks receive `review.approved`, `review.rejected` or `review.escalated`.',
+    auth: 'key',
+    scopes: ['documents:review'],
+    pathParams: DOCUMENT_ID,
+    body: { kind: 'json', name: 'ReviewDocumentRequest', schema: ReviewDocumentRequest },
+    responses: { '200': { description: 'The document after the decision.', name: 'Document', schema: Document } },
+    errors: ['not_found', 'DOCUMENT_NOT_IN_REVIEW'],
+    handle: async ({ deps, principal, params, body }) => {
+      const workspaceId = principal.workspaceId
+      await reviewDocument({
+        db: deps.db,
+        workspaceId,
+        documentId: params.id!,
+        action: body.action,
+        corrections: body.data,
+      })
+      return { status: 200, body: await getDocument({ db: deps.db, workspaceId, documentId: params.id! }) }
+    },
+  }),
+]

@@ -1,0 +1,281 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { createPrisma, type Db } from '@quire/db'
+import { PER_DOCUMENT_STAGES, WORKER_STAGES, type WorkerStage } from '@quire/domain'
+import { createOcrEngine, type OcrEngine } from '@quire/extraction'
+import { jobKeys } from '@quire/queues'
+import { type BlobStore, createFsBlobStore } from '@quire/storage'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { INVOICE_LINES, textPdf } from '../../../../tests/fixtures/make-fixtures.ts'
+import { cancelJob } from '../jobs/cancel-job.ts'
+import { createJob } from '../jobs/create-job.ts'
+import { intakeFile } from '../jobs/inspect-files.ts'
+import { ensurePlatformPipelines, resolvePipeline } from '../pipelines/pipelines.ts'
+import { createWorkspace } from '../workspaces/workspaces.ts'
+import { runStage } from './run-stage.ts'
+import type { StageDeps } from './stage-context.ts'
+
+// runStage on real PostgreSQL, a real blob store in a temporary directory and real PDFs. Crashes and cancellations
+// are injected through the deps the stage worker passes (onCommit, the blob store), never by mocking modules.
+
+let db: Db
+let dir: string
+let blobs: BlobStore
+let ocr: OcrEngine
+let deps: StageDeps
+
+beforeAll(async () => {
+  db = createPrisma(process.env.DATABASE_URL!)
+  dir = await mkdtemp(path.join(tmpdir(), 'quire-run-stage-'))
+  blobs = createFsBlobStore({ dir: path.join(dir, 'blobs') })
+  ocr = createOcrEngine({ workers: 1 })
+  deps = { db, blobs, ocr }
+  await ensurePlatformPipelines(db)
+})
+afterAll(async () => {
+  await ocr.close()
+  await db.$disconnect()
+  await rm(dir, { recursive: true, force: true })
+})
+
+/** Submits a job the way the API does: intake of a real PDF, then createJob (which queues initialization). */
+async function submitJob(pages: string[][] = [INVOICE_LINES]) {
+  const ws = await createWorkspace({ db, name: 'run-stage test', apiForm: 'B', credits: 100 })
+  const tempPath = path.join(dir, `upload-${Math.random().toString(36).slice(2)}.pdf`)
+  const bytes = await textPdf(pages)
+  await writeFile(tempPath, bytes)
+  const pipeline = await resolvePipeline({ db, workspaceId: ws.id, allowDraftVersion: false })
+  const file = await intakeFile({
+    db,
+    workspaceId: ws.id,
+    file: { tempPath, fileName: 'invoice.pdf', sizeBytes: bytes.length },
+    definition: pipeline.definition,
+  })
+  const { jobId } = await createJob({
+    db,
+    blobs,
+    workspaceId: ws.id,
+    pipeline,
+    files: [file],
+    options: { priority: 'standard', executionMode: 'async', environment: 'production' },
+  })
+  return { jobId, workspaceId: ws.id }
+}
+
+/** Everything runStage writes for a job, in a stable order, to compare a crashed-and-rerun job with itself. */
+async function snapshot(jobId: string) {
+  const job = await db.job.findUniqueOrThrow({ where: { id: jobId } })
+  const stageRuns = await db.stageRun.findMany({ where: { jobId }, orderBy: { stage: 'asc' } })
+  const documents = await db.document.findMany({ where: { jobId }, orderBy: { id: 'asc' } })
+  const events = await db.event.findMany({ where: { jobId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })
+  const stageKeys = WORKER_STAGES.map((s) => jobKeys.stage(jobId, s))
+  const stageMessages = await db.outboxMessage.findMany({
+    where: { jobKey: { in: stageKeys } },
+    orderBy: { id: 'asc' },
+  })
+  const fanouts = await db.outboxMessage.findMany({
+    where: { jobKey: { in: events.map((e) => jobKeys.fanout(e.id)) } },
+  })
+  const hold = await db.creditHold.findUnique({ where: { jobId } })
+  const ledger = await db.ledgerEntry.findMany({ where: { jobId }, orderBy: { kind: 'asc' } })
+  return { job, stageRuns, documents, events, stageMessages, fanouts, hold, ledger }
+}
+
+const eventsOf = <E extends { stage: string | null; transition: string | null }>(
+  events: E[],
+  stage: string,
+  transition: 'entered' | 'exited',
+) => events.filter((e) => e.stage === stage && e.transition === transition)
+
+/** Runs every stage in order, as the stage workers would when each outbox message arrives. */
+async function runAll(jobId: string, from: WorkerStage = 'initialization') {
+  for (const stage of WORKER_STAGES.slice(WORKER_STAGES.indexOf(from))) await runStage(deps, { jobId, stage })
+}
+
+/** A crash right after the enter transaction committed, before the stage's work: the worker dies, BullMQ retries. */
+const crashAfterEnter = (): StageDeps => ({
+  ...deps,
+  onCommit: () => {
+    throw new Error('worker killed between enter and exit')
+  },
+})
+
+/** Ids derived from the job id (documents, stage messages) with the job's part blanked, to compare two jobs. */
+const anonymise = (value: string | null | undefined, jobId: string) =>
+  value?.replaceAll(jobId.replace(/^job_/, ''), 'X')
+
+describe('runStage on real PostgreSQL', () => {
+  it('each stage enters and exits: stage run, events, job status, and the next stage queued through the outbox', async () => {
+    const { jobId } = await submitJob()
+    const initial = await snapshot(jobId)
+    expect(initial.job.status).toBe('queued')
+    expect(initial.stageMessages.map((m) => m.jobKey)).toEqual([jobKeys.stage(jobId, 'initialization')])
+
+    for (const stage of WORKER_STAGES) {
+      const result = await runStage(deps, { jobId, stage })
+      const s = await snapshot(jobId)
+      const run = s.stageRuns.find((r) => r.stage === stage)
+      const entered = eventsOf(s.events, stage, 'entered')
+      const exited = eventsOf(s.events, stage, 'exited')
+
+      if (result === 'skipped') {
+        // A stage the pipeline turns off is recorded as skipped and fires no events; the job still moves on.
+        expect(run).toMatchObject({ status: 'skipped' })
+        expect([...entered, ...exited]).toEqual([])
+      } else {
+        expect(result, stage).toBe('completed')
+        expect(run, stage).toMatchObject({ status: 'completed', attempts: 1, error: null })
+        expect(run?.completedAt).toBeInstanceOf(Date)
+        if (PER_DOCUMENT_STAGES.includes(stage)) {
+          // Once per document, each naming its document.
+          expect(entered.length, stage).toBeGreaterThan(0)
+          const docIds = new Set(s.documents.map((d) => d.id))
+          for (const e of [...entered, ...exited]) expect(docIds.has(e.documentId ?? ''), stage).toBe(true)
+          expect(exited.map((e) => e.documentId).sort(), stage).toEqual(entered.map((e) => e.documentId).sort())
+        } else {
+          expect(
+            entered.map((e) => e.documentId),
+            stage,
+          ).toEqual([null])
+          expect(
+            exited.map((e) => e.documentId),
+            stage,
+          ).toEqual([null])
+        }
+        expect(exited[0]?.data, stage).toMatchObject({ job: { stage_now: stage } })
+      }
+
+      // The next stage is queued in the exit transaction, under its deterministic id, exactly once.
+      const queued = s.stageMessages.map((m) => m.jobKey)
+      const upTo = WORKER_STAGES.slice(0, WORKER_STAGES.indexOf(stage) + 2)
+      expect(queued, stage).toEqual(upTo.map((st) => jobKeys.stage(jobId, st)))
+      // Every event goes to the webhook fan-out through the same outbox.
+      expect(s.fanouts.length, stage).toBe(s.events.length)
+
+      if (stage !== 'destination') {
+        expect(s.job.status, stage).toBe(stage === 'initialization' ? 'preprocessing' : 'processing')
+        expect(s.job.stageNow, stage).toBe(stage)
+        expect(s.hold?.status, stage).toBe('pending')
+      }
+    }
+
+    const done = await snapshot(jobId)
+    expect(done.job).toMatchObject({ status: 'completed', stageNow: null })
+    expect(done.job.completedAt).toBeInstanceOf(Date)
+    expect(done.events.filter((e) => e.type === 'job.started')).toHaveLength(1)
+    expect(done.events.filter((e) => e.type === 'job.finished').map((e) => e.data)).toEqual([{ status: 'completed' }])
+    expect(done.stageRuns.map((r) => r.stage).sort()).toEqual([...WORKER_STAGES, 'source'].sort())
+    // destination ends the job: the hold is settled for what the stages used, nothing is queued after it.
+    const used = done.stageRuns.reduce((n, r) => n + r.credits, 0)
+    expect(used).toBeGreaterThan(0)
+    expect(done.hold).toMatchObject({ status: 'posted', posted: used })
+    expect(done.job.creditsUsed).toBe(used)
+    expect(done.ledger.filter((e) => e.kind === 'settle').map((e) => e.amount)).toEqual([used])
+    expect(done.stageMessages.at(-1)?.jobKey).toBe(jobKeys.stage(jobId, 'destination'))
+  })
+
+  it('a crash between enter and exit: the re-run writes the same rows, no duplicates, and settles once', async () => {
+    const crashed = await submitJob()
+    const clean = await submitJob()
+    await runAll(clean.jobId)
+
+    for (const stage of WORKER_STAGES) {
+      await expect(runStage(crashAfterEnter(), { jobId: crashed.jobId, stage })).rejects.toThrow('worker killed')
+      const between = await snapshot(crashed.jobId)
+      // The enter committed: the stage run is running and its entered events exist, but nothing of the exit.
+      expect(between.stageRuns.find((r) => r.stage === stage)?.status, stage).toBe(
+        stage === 'post_processing' ? undefined : 'running',
+      )
+      expect(eventsOf(between.events, stage, 'exited'), stage).toEqual([])
+      const next = WORKER_STAGES[WORKER_STAGES.indexOf(stage) + 1]
+      if (next) expect(between.stageMessages.map((m) => m.jobKey)).not.toContain(jobKeys.stage(crashed.jobId, next))
+
+      // BullMQ retries the job: the stage runs again from the start and completes.
+      expect(await runStage(deps, { jobId: crashed.jobId, stage }), stage).toMatch(/^(completed|skipped)$/)
+      // A crash after the exit committed: the retry finds the stage done (after destination: the job finished) and
+      // changes nothing.
+      const before = await snapshot(crashed.jobId)
+      await expect(runStage(crashAfterEnter(), { jobId: crashed.jobId, stage })).resolves.toBe(
+        stage === 'destination' ? 'stopped' : 'already_done',
+      )
+      expect(await snapshot(crashed.jobId), stage).toEqual(before)
+    }
+
+    const a = await snapshot(crashed.jobId)
+    const b = await snapshot(clean.jobId)
+    expect(a.job.status).toBe('completed')
+    // Same rows as a job that never crashed: one stage run per stage (the re-run counted as a second attempt),
+    // one entered and one exited event per stage and document, one message per stage, one settlement.
+    const shape = (s: typeof a) => ({
+      stageRuns: s.stageRuns.map((r) => [r.stage, r.status, r.credits, r.error]),
+      documents: s.documents.map((d) => [anonymise(d.id, s.job.id), d.status, d.type, d.content]),
+      events: s.events.map((e) => [e.type, e.stage, e.transition, anonymise(e.documentId, s.job.id)]).sort(),
+      stageMessages: s.stageMessages.map((m) => anonymise(m.jobKey, s.job.id)),
+      fanouts: s.fanouts.length,
+      hold: [s.hold?.status, s.hold?.amount, s.hold?.posted],
+      ledger: s.ledger.map((e) => [e.kind, e.amount]),
+      creditsUsed: s.job.creditsUsed,
+    })
+    expect(shape(a)).toEqual(shape(b))
+    expect(a.events.length).toBe(a.fanouts.length)
+    const ran = a.stageRuns.filter((r) => r.stage !== 'source' && r.status !== 'skipped')
+    expect(ran.map((r) => [r.stage, r.attempts])).toEqual(ran.map((r) => [r.stage, 2]))
+    expect(a.ledger.filter((e) => e.kind === 'settle')).toHaveLength(1)
+  })
+
+  it('a job cancelled while a stage works: the exit discards the work and queues nothing', async () => {
+    const { jobId, workspaceId } = await submitJob()
+    await runStage(deps, { jobId, stage: 'initialization' })
+    // The client cancels while parse reads the file.
+    const cancelling: StageDeps = {
+      ...deps,
+      blobs: {
+        ...blobs,
+        async localPath(key) {
+          await cancelJob({ db, workspaceId, jobId })
+          return blobs.localPath(key)
+        },
+      },
+    }
+    expect(await runStage(cancelling, { jobId, stage: 'parse' })).toBe('stopped')
+
+    const s = await snapshot(jobId)
+    expect(s.job.status).toBe('cancelled')
+    expect(s.stageRuns.find((r) => r.stage === 'parse')).toMatchObject({ status: 'failed', error: 'cancelled' })
+    // Parse's results were not written, no exit event, no next stage.
+    expect(s.documents.map((d) => d.content)).toEqual(s.documents.map(() => null))
+    expect(eventsOf(s.events, 'parse', 'entered').length).toBeGreaterThan(0)
+    expect(eventsOf(s.events, 'parse', 'exited')).toEqual([])
+    expect(s.stageMessages.map((m) => m.jobKey)).not.toContain(jobKeys.stage(jobId, 'split_classify'))
+    expect(s.hold?.status).toBe('voided')
+    expect(s.ledger.map((e) => e.kind)).not.toContain('settle')
+
+    // The message for a stage still in flight finds the job stopped and writes nothing.
+    expect(await runStage(deps, { jobId, stage: 'split_classify' })).toBe('stopped')
+    expect(await snapshot(jobId)).toEqual(s)
+  })
+
+  it('a stage already recorded as done is not run again', async () => {
+    const { jobId } = await submitJob()
+    await runStage(deps, { jobId, stage: 'initialization' })
+    await runStage(deps, { jobId, stage: 'parse' })
+    const before = await snapshot(jobId)
+    // A duplicate delivery of the parse message (e.g. a stalled BullMQ job handed out twice).
+    const reading: string[] = []
+    const watching: StageDeps = {
+      ...deps,
+      blobs: {
+        ...blobs,
+        localPath: (key) => {
+          reading.push(key)
+          return blobs.localPath(key)
+        },
+      },
+    }
+    expect(await runStage(watching, { jobId, stage: 'parse' })).toBe('already_done')
+    expect(await runStage(watching, { jobId, stage: 'initialization' })).toBe('already_done')
+    expect(reading).toEqual([])
+    expect(await snapshot(jobId)).toEqual(before)
+  })
+})

@@ -1,0 +1,100 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { LocaleId } from './corpus-locales.ts'
+import { HOLDOUT_LAYOUTS, invoicePage, receiptPage, TUNED_LAYOUTS, type PageModel } from './corpus-layouts.ts'
+import { RECEIPT_COUNTRIES, receiptSpec } from './corpus-receipts.ts'
+import { renderDocx, renderImage, renderPdf, renderScannedPdf, scanOptions } from './corpus-render.ts'
+import { invoiceSpec, pick, rng, type Expected } from './corpus-spec.ts'
+
+export type Split = 'tune' | 'holdout'
+export type Medium = 'pdf' | 'image' | 'scanned-pdf' | 'docx'
+
+export type CorpusEntry = {
+  id: string
+  split: Split
+  kind: 'invoice' | 'receipt'
+  medium: Medium
+  layout: string
+  locale: string
+  file: string
+  fileType: 'pdf' | 'png' | 'jpeg' | 'docx'
+  expected: Expected
+}
+
+const LOCALE_IDS: readonly LocaleId[] = ['en-US', 'en-GB', 'en-IN', 'de-DE', 'fr-FR', 'nl-NL', 'es-ES', 'it-IT']
+const MEDIA: readonly Medium[] = ['pdf', 'image', 'pdf', 'docx', 'image', 'scanned-pdf', 'pdf', 'image']
+const FONTS: readonly PageModel['font'][] = ['sans', 'serif', 'sans', 'mono']
+
+/** Sizes and seeds of the two parts. The held-out seed, issuer names and two layouts are never tuned on. */
+export const SPLITS: Record<Split, { seed: number; invoices: number; receipts: number }> = {
+  tune: { seed: 1001, invoices: 40, receipts: 9 },
+  holdout: { seed: 7919, invoices: 40, receipts: 18 },
+}
+
+async function writeMedium(
+  dir: string,
+  id: string,
+  medium: Medium,
+  page: PageModel,
+  r: () => number,
+  receipt: boolean,
+): Promise<Pick<CorpusEntry, 'file' | 'fileType'>> {
+  if (medium === 'pdf') {
+    await writeFile(join(dir, `${id}.pdf`), await renderPdf(page))
+    return { file: `${id}.pdf`, fileType: 'pdf' }
+  }
+  if (medium === 'docx') {
+    await writeFile(join(dir, `${id}.docx`), await renderDocx(page))
+    return { file: `${id}.docx`, fileType: 'docx' }
+  }
+  const options = scanOptions(r, receipt)
+  const image = await renderImage(page, r, options)
+  if (medium === 'scanned-pdf') {
+    await writeFile(join(dir, `${id}.pdf`), await renderScannedPdf(image, page))
+    return { file: `${id}.pdf`, fileType: 'pdf' }
+  }
+  const ext = options.jpeg ? 'jpeg' : 'png'
+  await writeFile(join(dir, `${id}.${ext === 'jpeg' ? 'jpg' : 'png'}`), image)
+  return { file: `${id}.${ext === 'jpeg' ? 'jpg' : 'png'}`, fileType: ext }
+}
+
+/** Generates one part of the corpus into `dir` (deterministic for its seed) and returns its manifest. */
+export async function buildCorpus(dir: string, split: Split): Promise<CorpusEntry[]> {
+  await mkdir(dir, { recursive: true })
+  const { seed, invoices, receipts } = SPLITS[split]
+  const r = rng(seed)
+  const layouts = split === 'tune' ? TUNED_LAYOUTS : HOLDOUT_LAYOUTS
+  const entries: CorpusEntry[] = []
+  for (let i = 0; i < invoices; i++) {
+    const localeId = LOCALE_IDS[i % LOCALE_IDS.length] as LocaleId
+    const layout = layouts[(i + Math.floor(i / LOCALE_IDS.length)) % layouts.length] as (typeof layouts)[number]
+    const medium = MEDIA[(i * 3 + (split === 'tune' ? 0 : 1)) % MEDIA.length] as Medium
+    const id = `${split}-inv-${String(i + 1).padStart(2, '0')}`
+    const spec = invoiceSpec(r, id, localeId, {
+      holdout: split === 'holdout',
+      pdfSafe: medium === 'pdf',
+      reference: layout === 'booking',
+    })
+    const font = medium === 'pdf' || medium === 'docx' ? pick(r, FONTS) : pick(r, ['sans', 'serif'] as const)
+    const written = await writeMedium(dir, id, medium, invoicePage(spec, layout, font), r, false)
+    entries.push({ id, split, kind: 'invoice', medium, layout, locale: localeId, ...written, expected: spec.expected })
+  }
+  for (let i = 0; i < receipts; i++) {
+    const id = `${split}-rct-${String(i + 1).padStart(2, '0')}`
+    const spec = receiptSpec(r, id, i % RECEIPT_COUNTRIES)
+    const medium: Medium = i % 4 === 3 ? 'scanned-pdf' : 'image'
+    const written = await writeMedium(dir, id, medium, receiptPage(spec), r, true)
+    entries.push({
+      id,
+      split,
+      kind: 'receipt',
+      medium,
+      layout: 'till-slip',
+      locale: spec.country,
+      ...written,
+      expected: spec.expected,
+    })
+  }
+  await writeFile(join(dir, 'manifest.json'), JSON.stringify(entries, null, 2))
+  return entries
+}

@@ -1,0 +1,1 @@
+export { guardProcess, type GuardLog } from './process-guards.ts'
