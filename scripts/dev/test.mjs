@@ -84,7 +84,7 @@ async function main() {
   const serverUrl = process.env.DATABASE_URL ?? services.adminUrl
   const databaseUrl = withDatabase(serverUrl, prefix)
   const adminUrl = withDatabase(serverUrl, 'postgres')
-  const queuePrefix = `test${randomBytes(4).toString('hex')}`
+  const queuePrefix = `{test${randomBytes(4).toString('hex')}}`
 
   try {
     if (interrupted) throw new Error('interrupted')

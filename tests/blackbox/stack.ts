@@ -83,7 +83,7 @@ export async function startStack(opts: { receiverCa?: string; env?: Record<strin
     QUIRE_ADMIN_TOKEN: ADMIN_TOKEN,
     // The stack's own key, so the apps never fall back to the development key file in the repository's .data/.
     QUIRE_SECRETS_KEY: randomBytes(32).toString('base64'),
-    QUIRE_QUEUE_PREFIX: `bb${randomBytes(4).toString('hex')}`,
+    QUIRE_QUEUE_PREFIX: `{bb${randomBytes(4).toString('hex')}}`,
     QUIRE_BLOB_DIR: path.join(dir, 'blobs'),
     QUIRE_UPLOAD_DIR: path.join(dir, 'uploads'),
     QUIRE_ALLOW_PRIVATE_WEBHOOK_URLS: 'true',

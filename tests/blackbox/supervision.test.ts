@@ -49,7 +49,7 @@ beforeAll(async () => {
     NODE_ENV: 'development',
     DATABASE_URL: url.toString(),
     QUIRE_API_PORT: String(port),
-    QUIRE_QUEUE_PREFIX: `sup${process.pid}`,
+    QUIRE_QUEUE_PREFIX: `{sup${process.pid}}`,
     QUIRE_DATA_DIR: dataDir,
     QUIRE_DEMO_FILE: path.join(dataDir, 'demo.json'),
     QUIRE_BLOB_DIR: path.join(dataDir, 'blobs'),

@@ -15,7 +15,7 @@ export const SharedEnv = z.object({
   NODE_ENV: z.string().default('development'),
   DATABASE_URL: z.string().default('postgresql://postgres@127.0.0.1:5432/quire'),
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
-  QUIRE_QUEUE_PREFIX: z.string().default('quire'),
+  QUIRE_QUEUE_PREFIX: z.string().min(1).default('quire'),
   QUIRE_LOG_LEVEL: z.string().default('info'),
   /** Attempts per stage job; every process that relays the outbox gives stage jobs this many. */
   QUIRE_STAGE_ATTEMPTS: z.coerce.number().int().min(1).default(3),
@@ -30,11 +30,19 @@ export function sharedConfig(env: SharedEnv) {
     production: env.NODE_ENV === 'production',
     databaseUrl: env.DATABASE_URL,
     redisUrl: env.REDIS_URL,
-    queuePrefix: env.QUIRE_QUEUE_PREFIX,
+    queuePrefix: clusterSafePrefix(env.QUIRE_QUEUE_PREFIX),
     logLevel: env.QUIRE_LOG_LEVEL,
     stageAttempts: env.QUIRE_STAGE_ATTEMPTS,
     outboxRetentionMs: env.QUIRE_OUTBOX_RETENTION_MS,
   }
+}
+
+/**
+ * The BullMQ key prefix as a Redis Cluster hash tag (`quire` → `{quire}`): every key of every queue then hashes to one
+ * slot, so BullMQ's multi-key scripts stay valid on a cluster. A prefix that already holds a `{tag}` is kept as it is.
+ */
+export function clusterSafePrefix(prefix: string): string {
+  return /\{[^}]+\}/.test(prefix) ? prefix : `{${prefix}}`
 }
 
 export { BlobStoreEnv, blobStoreConfig } from './blob-store.ts'

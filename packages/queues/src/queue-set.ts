@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq'
-import type { Redis } from 'ioredis'
 import { ALL_QUEUE_NAMES } from './catalog.ts'
+import type { RedisConnection } from './connection.ts'
 
 export type QueueSet = {
   get(name: string): Queue
@@ -13,7 +13,11 @@ const DEFAULT_JOB_OPTIONS = {
   removeOnFail: { age: 7 * 24 * 3600 },
 }
 
-export function createQueueSet(opts: { connection: Redis; prefix: string; stageAttempts?: number }): QueueSet {
+export function createQueueSet(opts: {
+  connection: RedisConnection
+  prefix: string
+  stageAttempts?: number
+}): QueueSet {
   const queues = new Map<string, Queue>()
   for (const name of ALL_QUEUE_NAMES) {
     // Stage jobs are retried by BullMQ; deliveries schedule their own retries from PostgreSQL.
