@@ -1,15 +1,18 @@
 // Credit reservations per second on ONE hot workspace under contention: the ledger's reserve (one conditional
 // statement: balance + spending cap, hold row, double-entry row) against a bare
 // `UPDATE ... SET available = available - x WHERE available >= x` loop, same pool, same concurrency, same run.
-// Knobs: BENCH_CONCURRENCY (16), BENCH_SECONDS per variant (5), BENCH_ROUNDS (2, alternating variants).
+// Knobs: BENCH_CONCURRENCY (16); rounds and seconds per variant follow --quick. Interleaved rounds, medians.
+// Target: the ledger's reservation ≥ 0.8× the bare UPDATE.
 import { createPrisma } from '@quire/db'
 import { newId } from '@quire/domain'
 import { grantCredits, reconcileLedger, reserveCredits } from '@quire/ledger'
+import { freshDatabase, median, QUICK, record } from './lib/kit.ts'
 
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16)
-const seconds = Number(process.env.BENCH_SECONDS ?? 5)
-const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
-const db = createPrisma(process.env.DATABASE_URL!, { poolMax: concurrency })
+const seconds = QUICK ? 2 : 5
+const rounds = QUICK ? 1 : 3
+const database = await freshDatabase('ledger')
+const db = createPrisma(database.url, { poolMax: concurrency })
 const BIG = 2_000_000_000
 
 async function hotWorkspace(name: string) {
@@ -87,17 +90,28 @@ const variants: Record<string, () => Promise<boolean>> = {
 }
 
 await measure(variants['bare UPDATE ... WHERE available >= x']!) // warm the pool and the caches
-const best: Record<string, number> = {}
+const runs: Record<string, number[]> = {}
 for (let r = 0; r < rounds; r++) {
-  for (const [name, op] of Object.entries(variants)) best[name] = Math.max(best[name] ?? 0, await measure(op))
+  const names = Object.keys(variants)
+  for (const name of r % 2 ? names.reverse() : names) (runs[name] ??= []).push(await measure(variants[name]!))
 }
 
-const bare = best['bare UPDATE ... WHERE available >= x']!
+const bare = median(runs['bare UPDATE ... WHERE available >= x']!)
 console.log(
-  `\nledger reserve on one hot workspace: ${concurrency} concurrent clients, best of ${rounds} × ${seconds} s`,
+  `  ledger reserve on one hot workspace: ${concurrency} concurrent clients, median of ${rounds} × ${seconds} s`,
 )
-for (const [name, ops] of Object.entries(best)) {
-  console.log(`  ${name.padEnd(54)} ${ops.toFixed(0).padStart(7)} /s   ratio to bare ${(ops / bare).toFixed(2)}`)
+for (const [name, list] of Object.entries(runs)) {
+  if (name.startsWith('bare')) continue
+  const ops = median(list)
+  record({
+    scenario: 'ledger',
+    metric: name,
+    value: ops,
+    baseline: bare,
+    ratio: ops / bare,
+    unit: 'reservations/s',
+    target: '≥ 0.8×',
+  })
 }
 
 // The bare loop moved credits without the ledger, so only the ledger's workspaces are expected to reconcile.
@@ -114,4 +128,5 @@ console.log(
   `  reconcile of the ledger workspaces after the run: drift ${drift} credits, ${anomalies} hold anomalies, ${holds} holds`,
 )
 await db.$disconnect()
+await database.drop()
 if (drift !== 0 || anomalies !== 0) process.exit(1)

@@ -1,0 +1,38 @@
+// Starts the bare submit baseline (bench/baselines/bare-submit.ts) as its own process, like the API.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { freePort, ROOT, sleep, stopChild } from './kit.ts'
+
+export async function startBareSubmit(env: { DATABASE_URL: string; QUIRE_QUEUE_PREFIX: string }) {
+  const port = await freePort()
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-bench-bare-'))
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--conditions=@quire/source', '--import', 'tsx', path.join(ROOT, 'bench', 'baselines', 'bare-submit.ts')],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env, BENCH_PORT: String(port), BENCH_UPLOAD_DIR: dir },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  )
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error('the bare submit app exited')
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) break
+    } catch {}
+    if (Date.now() > deadline) throw new Error('the bare submit app did not start')
+    await sleep(100)
+  }
+  return {
+    url,
+    pid: child.pid!,
+    async stop() {
+      await stopChild(child)
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}

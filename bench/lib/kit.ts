@@ -1,0 +1,287 @@
+// What every bench scenario shares: a database of its own, the real apps as separate processes, load generation
+// (autocannon), RSS sampling from /proc, medians, and the result rows `npm run bench` collects.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { applyMigrations } from '@quire/db'
+import { createRedis, DELIVERY_QUEUE, stageQueueName } from '@quire/queues'
+import autocannon from 'autocannon'
+import { Queue } from 'bullmq'
+import pg from 'pg'
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
+/** `npm run bench -- --quick`: fewer rounds, shorter runs, smaller batches. */
+export const QUICK = process.env.BENCH_QUICK === '1'
+export const ADMIN_TOKEN = `bench-admin-${randomBytes(16).toString('hex')}`
+
+/**
+ * One line of the bench table. `ratio` is Quire against its baseline with higher always better: value / baseline
+ * for rates, baseline / value for latencies and memory. `target` is the ratio (or bound) the issue asks for.
+ */
+export type BenchRow = {
+  scenario: string
+  metric: string
+  value: number
+  baseline: number | null
+  ratio: number | null
+  unit: string
+  target: string
+}
+
+export function record(row: BenchRow): void {
+  const out = { ...row, value: round(row.value), baseline: row.baseline === null ? null : round(row.baseline) }
+  const line = `${JSON.stringify({ ...out, ratio: row.ratio === null ? null : round(row.ratio, 3) })}\n`
+  if (process.env.BENCH_RESULTS) appendFileSync(process.env.BENCH_RESULTS, line)
+  console.log(
+    `  ${row.scenario} · ${row.metric}: ${out.value} ${row.unit}` +
+      (row.baseline === null ? '' : ` vs ${out.baseline} (${row.ratio?.toFixed(2)}×, target ${row.target})`),
+  )
+}
+
+export const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const mid = Math.floor(s.length / 2)
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
+}
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer()
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port
+      s.close(() => resolve(port))
+    })
+    s.on('error', reject)
+  })
+}
+
+/** A migrated database for one scenario (the sweepers act on the whole database, so scenarios never share one). */
+export async function freshDatabase(label: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = process.env.BENCH_ADMIN_URL
+  const base = process.env.DATABASE_URL
+  if (!admin || !base) throw new Error('run scenarios through `npm run bench`')
+  const name = `quire_bench_${label}_${process.pid}_${randomBytes(3).toString('hex')}`
+  const client = new pg.Client({ connectionString: admin })
+  await client.connect()
+  await client.query(`CREATE DATABASE "${name}"`)
+  await client.end()
+  const url = new URL(base)
+  url.pathname = `/${name}`
+  await applyMigrations({ databaseUrl: url.toString(), migrationsDir: path.join(ROOT, 'prisma', 'migrations') })
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: admin })
+      await c.connect()
+      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+      await c.end()
+    },
+  }
+}
+
+type AppName = 'api' | 'stage-worker' | 'webhook-dispatcher'
+
+export type Apps = {
+  baseUrl: string
+  databaseUrl: string
+  env: Record<string, string>
+  start(app: AppName, extraEnv?: Record<string, string>): Promise<ChildProcess>
+  pid(app: AppName): number
+  stop(): Promise<void>
+}
+
+/** The real apps, as `npm start` runs them, one process each, against a fresh database and queue prefix. */
+export async function startApps(label: string, opts: { apps: AppName[]; env?: Record<string, string> }): Promise<Apps> {
+  const db = await freshDatabase(label)
+  const port = await freePort()
+  const dir = mkdtempSync(path.join(os.tmpdir(), `quire-bench-${label}-`))
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    NODE_ENV: 'test',
+    DATABASE_URL: db.url,
+    QUIRE_API_PORT: String(port),
+    QUIRE_HOST: '127.0.0.1',
+    QUIRE_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    QUIRE_ADMIN_TOKEN: ADMIN_TOKEN,
+    QUIRE_SECRETS_KEY: randomBytes(32).toString('base64'),
+    QUIRE_QUEUE_PREFIX: `{bench${randomBytes(4).toString('hex')}}`,
+    QUIRE_BLOB_DIR: path.join(dir, 'blobs'),
+    QUIRE_UPLOAD_DIR: path.join(dir, 'uploads'),
+    QUIRE_DATA_DIR: path.join(dir, 'data'),
+    QUIRE_ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+    QUIRE_LOG_LEVEL: 'warn',
+    ...opts.env,
+  }
+  const procs: { app: AppName; child: ChildProcess }[] = []
+  // A worker is ready when BullMQ lists one more worker on a queue it serves (timing must not include start-up).
+  const redis = createRedis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'worker')
+  const watched = {
+    'stage-worker': new Queue(stageQueueName('parse'), { connection: redis, prefix: env.QUIRE_QUEUE_PREFIX }),
+    'webhook-dispatcher': new Queue(DELIVERY_QUEUE, { connection: redis, prefix: env.QUIRE_QUEUE_PREFIX }),
+  }
+  const start = async (app: AppName, extraEnv: Record<string, string> = {}) => {
+    const queue = app === 'api' ? null : watched[app]
+    const before = queue ? await queue.getWorkersCount() : 0
+    const child = spawn(
+      process.execPath,
+      ['--conditions=@quire/source', '--import', 'tsx', path.join(ROOT, 'apps', app, 'src', 'main.ts')],
+      { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'inherit', 'inherit'] },
+    )
+    procs.push({ app, child })
+    if (app === 'api') await waitForHealth(`http://127.0.0.1:${port}/healthz`, child)
+    const deadline = Date.now() + 120_000
+    while (queue && (await queue.getWorkersCount()) <= before) {
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${app} did not start`)
+      await sleep(100)
+    }
+    return child
+  }
+  for (const app of opts.apps) await start(app)
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    databaseUrl: db.url,
+    env,
+    start,
+    pid(app) {
+      const p = procs.find((x) => x.app === app && x.child.exitCode === null)
+      if (!p?.child.pid) throw new Error(`${app} is not running`)
+      return p.child.pid
+    },
+    async stop() {
+      await Promise.all(procs.map(({ child }) => stopChild(child)))
+      await Promise.all(Object.values(watched).map((q) => q.close()))
+      redis.disconnect()
+      rmSync(dir, { recursive: true, force: true })
+      await db.drop().catch((e) => console.error(`could not drop ${label} database: ${e.message}`))
+    },
+  }
+}
+
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise((r) => child.once('exit', r))
+  child.kill('SIGTERM')
+  const force = setTimeout(() => child.kill('SIGKILL'), 10_000)
+  await exited
+  clearTimeout(force)
+}
+
+async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 120_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: the process exited (${child.exitCode})`)
+    try {
+      if ((await fetch(url)).ok) return
+    } catch {}
+    await sleep(100)
+  }
+  throw new Error(`${url} did not answer within 120 s`)
+}
+
+/** A workspace of `form` with a key holding every scope and plenty of credits. */
+export async function benchWorkspace(baseUrl: string, form: 'A' | 'B', credits = 1_000_000_000) {
+  const admin = { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' }
+  const ws = await fetch(`${baseUrl}/admin/v1/workspaces`, {
+    method: 'POST',
+    headers: admin,
+    body: JSON.stringify({ name: `bench-${randomBytes(3).toString('hex')}`, api_form: form, credits }),
+  })
+  const wsBody = (await ws.json()) as { id: string }
+  if (ws.status !== 201) throw new Error(`workspace: ${ws.status} ${JSON.stringify(wsBody)}`)
+  const key = await fetch(`${baseUrl}/admin/v1/workspaces/${wsBody.id}/api-keys`, {
+    method: 'POST',
+    headers: admin,
+    body: JSON.stringify({
+      scopes: ['jobs:write', 'jobs:read', 'webhook:write', 'webhooks:write', 'webhooks:read', 'pipelines:write'],
+    }),
+  })
+  const keyBody = (await key.json()) as { key: string }
+  if (key.status !== 201) throw new Error(`key: ${key.status} ${JSON.stringify(keyBody)}`)
+  return { workspaceId: wsBody.id, key: keyBody.key }
+}
+
+/** A multipart body with one file part, as bytes, and its content type. */
+export function multipartBody(field: string, fileName: string, bytes: Uint8Array, fields: Record<string, string> = {}) {
+  const boundary = `----quirebench${randomBytes(8).toString('hex')}`
+  const parts: Buffer[] = []
+  for (const [k, v] of Object.entries(fields)) {
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`))
+  }
+  parts.push(
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${fileName}"\r\n` +
+        'Content-Type: application/octet-stream\r\n\r\n',
+    ),
+    Buffer.from(bytes),
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  )
+  return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` }
+}
+
+export type LoadResult = { rps: number; p50: number; p99: number; non2xx: number; errors: number }
+
+/** Closed-loop load from autocannon: `connections` clients each sending the next request when the last answered. */
+export async function load(opts: {
+  url: string
+  connections: number
+  seconds: number
+  method?: 'POST' | 'GET'
+  headers?: Record<string, string>
+  body?: Buffer
+}): Promise<LoadResult> {
+  const result = await autocannon({
+    url: opts.url,
+    connections: opts.connections,
+    duration: opts.seconds,
+    method: opts.method ?? 'POST',
+    headers: opts.headers,
+    body: opts.body,
+  })
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  }
+}
+
+/** Resident set size of a process, in MB. */
+export function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
+  return kb / 1024
+}
+
+/** Samples a process's RSS every `everyMs` until `stop()`; returns the peak seen. */
+export function sampleRss(pid: number, everyMs = 25) {
+  let peak = rssMb(pid)
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, rssMb(pid))
+    } catch {}
+  }, everyMs)
+  return {
+    stop() {
+      clearInterval(timer)
+      return peak
+    },
+  }
+}
+
+/** Waits until `count()` reaches `n`, polling; returns the seconds it took from `since`. */
+export async function waitForCount(count: () => Promise<number>, n: number, since: number, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const seen = await count()
+    if (seen >= n) return (performance.now() - since) / 1000
+    if (Date.now() > deadline) throw new Error(`only ${seen} of ${n} done after ${timeoutMs} ms`)
+    await sleep(50)
+  }
+}

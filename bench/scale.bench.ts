@@ -1,0 +1,52 @@
+// scale: OCR-heavy throughput (scanned one-page PDFs) with two stage-worker processes against one API, versus one
+// stage-worker process. Each worker parses in one child process with one OCR worker, so one worker process is one
+// core's worth of OCR: the ratio shows how throughput grows when an operator adds worker processes (or containers).
+// Interleaved rounds, medians. Target: 2 workers ≥ 1.7× one.
+import { scannedPagePdf } from './lib/documents.ts'
+import { benchWorkspace, median, QUICK, record, startApps, stopChild } from './lib/kit.ts'
+import { runJobs } from './lib/submit-jobs.ts'
+
+const ROUNDS = QUICK ? 1 : 3
+const FILES = QUICK ? 4 : 16
+const WORKER_ENV = { QUIRE_PARSE_PROCESSES: '1', QUIRE_OCR_WORKERS: '1' }
+
+const apps = await startApps('scale', { apps: ['api', 'webhook-dispatcher'] })
+try {
+  const scanned = await scannedPagePdf()
+  const files = Array.from({ length: FILES }, () => scanned)
+  const withWorkers = async (n: number) => {
+    const workers = []
+    for (let i = 0; i < n; i++) workers.push(await apps.start('stage-worker', WORKER_ENV))
+    try {
+      const ws = await benchWorkspace(apps.baseUrl, 'B')
+      return FILES / (await runJobs({ ...apps, ...ws, files, inFlight: 8 })).seconds
+    } finally {
+      await Promise.all(workers.map(stopChild))
+    }
+  }
+  await withWorkers(1) // warm-up: OCR language data, parse child start
+  const one: number[] = []
+  const two: number[] = []
+  for (let round = 0; round < ROUNDS; round++) {
+    if (round % 2) {
+      two.push(await withWorkers(2))
+      one.push(await withWorkers(1))
+    } else {
+      one.push(await withWorkers(1))
+      two.push(await withWorkers(2))
+    }
+  }
+  const value = median(two)
+  const baseline = median(one)
+  record({
+    scenario: 'scale',
+    metric: 'scanned pages, 2 stage-worker processes vs 1',
+    value,
+    baseline,
+    ratio: value / baseline,
+    unit: 'documents/s',
+    target: '≥ 1.7×',
+  })
+} finally {
+  await apps.stop()
+}

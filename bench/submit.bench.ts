@@ -1,0 +1,73 @@
+// submit: POST /v1/jobs (Form B, async) against a bare Koa app doing the least a submission must do (multipart to a
+// temporary file, sniff, page count, one INSERT, one conditional balance UPDATE, one queue.add; see
+// bench/baselines/bare-submit.ts). Only the API runs, so nothing competes for the machine. Both sides get the same
+// one-page PDF and the same closed-loop load (autocannon) at 1 and 8 connections, in interleaved rounds; medians.
+// Target: ≥ 0.8× the bare app's throughput, and its p99 within 1/0.8 of the bare app's.
+import { invoicePdf } from '../tests/fixtures/make-fixtures.ts'
+import { startBareSubmit } from './lib/bare-app.ts'
+import { benchWorkspace, load, median, multipartBody, QUICK, record, startApps } from './lib/kit.ts'
+
+const ROUNDS = QUICK ? 1 : 3
+const SECONDS = QUICK ? 3 : 8
+const CONNECTIONS = [1, 8]
+
+const apps = await startApps('submit', { apps: ['api'] })
+const bare = await startBareSubmit({
+  DATABASE_URL: apps.databaseUrl,
+  QUIRE_QUEUE_PREFIX: apps.env.QUIRE_QUEUE_PREFIX!,
+})
+try {
+  const { key } = await benchWorkspace(apps.baseUrl, 'B')
+  const pdf = await invoicePdf()
+  const { body, contentType } = multipartBody('files', 'invoice.pdf', pdf)
+  const sides = {
+    quire: { url: `${apps.baseUrl}/v1/jobs`, headers: { 'Content-Type': contentType, 'X-API-Key': key } },
+    bare: { url: `${bare.url}/v1/jobs`, headers: { 'Content-Type': contentType } },
+  }
+  // Warm-up: JIT, connection pools, first-use caches.
+  for (const side of Object.values(sides)) await load({ ...side, body, connections: 8, seconds: QUICK ? 1 : 3 })
+
+  const results: Record<string, { rps: number[]; p99: number[] }> = {}
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const connections of CONNECTIONS) {
+      const order = round % 2 ? (['bare', 'quire'] as const) : (['quire', 'bare'] as const)
+      for (const name of order) {
+        const r = await load({ ...sides[name], body, connections, seconds: SECONDS })
+        if (r.non2xx || r.errors) throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors`)
+        const k = `${name}@${connections}`
+        results[k] ??= { rps: [], p99: [] }
+        results[k].rps.push(r.rps)
+        results[k].p99.push(r.p99)
+      }
+    }
+  }
+  for (const connections of CONNECTIONS) {
+    const q = results[`quire@${connections}`]!
+    const b = results[`bare@${connections}`]!
+    const rps = median(q.rps)
+    const baseRps = median(b.rps)
+    record({
+      scenario: 'submit',
+      metric: `throughput, ${connections} connection${connections > 1 ? 's' : ''}`,
+      value: rps,
+      baseline: baseRps,
+      ratio: rps / baseRps,
+      unit: 'req/s',
+      target: '≥ 0.8×',
+    })
+    const p99 = median(q.p99)
+    const baseP99 = median(b.p99)
+    record({
+      scenario: 'submit',
+      metric: `p99 latency, ${connections} connection${connections > 1 ? 's' : ''}`,
+      value: p99,
+      baseline: baseP99,
+      ratio: baseP99 / Math.max(p99, 0.001),
+      unit: 'ms',
+      target: '≥ 0.8×',
+    })
+  }
+} finally {
+  await bare.stop()
+  await apps.stop()
+}
