@@ -14,7 +14,10 @@ work=$(mktemp -d /var/tmp/quire-base.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 if ! have localhost/quire-debian:bookworm; then
-  mirror=$(grep -rhoE 'https?://[^ ]+/debian/?' /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null | head -1)
+  # Whichever apt source files exist (a machine may have only sources.list.d/); with none, Debian's own mirror.
+  # Only live entries (one-line `deb` or deb822 `URIs:`), never a URL in a comment.
+  mirror=$(grep -rhE '^(deb |URIs:)' /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null |
+    grep -oE 'https?://[^ ]+/debian/?' | head -1 || true)
   t debootstrap --variant=minbase bookworm "$work/rootfs" "${mirror:-http://deb.debian.org/debian}" >/dev/null
   t sh -c "tar -C '$work/rootfs' -c . | podman import -q - localhost/quire-debian:bookworm >/dev/null"
   rm -rf "$work/rootfs"
