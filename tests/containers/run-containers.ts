@@ -5,7 +5,7 @@
 // Without a reachable registry, base images are built from Debian packages (scripts/dev/containers/base-images.sh).
 import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import https from 'node:https'
 import type { AddressInfo } from 'node:net'
 import os from 'node:os'
@@ -63,13 +63,18 @@ async function until<T>(what: string, fn: () => Promise<T | undefined> | T | und
   }
 }
 
+/** The CNI plugin that lets compose services find each other by name (podman 4.3 with CNI networking). */
+const DNSNAME_PLUGIN = '/usr/lib/cni/dnsname'
+const PACKAGES = ['podman', 'podman-compose', 'runc', 'debootstrap', 'golang-github-containernetworking-plugin-dnsname']
+
 function ensureTools() {
   const missing = ['podman', 'podman-compose', 'runc', 'debootstrap'].filter((b) => !which(b))
+  if (!existsSync(DNSNAME_PLUGIN)) missing.push('the CNI dnsname plugin')
   if (!missing.length) return
   const root = process.getuid?.() === 0
   if (!root || process.env.QUIRE_ALLOW_INSTALL === '0')
-    throw new Error(`missing: ${missing.join(', ')}. Install: apt-get install podman podman-compose runc debootstrap`)
-  run('apt-get', ['install', '-y', '--no-install-recommends', 'podman', 'podman-compose', 'runc', 'debootstrap'], {
+    throw new Error(`missing: ${missing.join(', ')}. Install: apt-get install ${PACKAGES.join(' ')}`)
+  run('apt-get', ['install', '-y', '--no-install-recommends', ...PACKAGES], {
     extraEnv: { DEBIAN_FRONTEND: 'noninteractive' },
   })
 }
