@@ -4,7 +4,8 @@
  * mammoth), prints per-field accuracy and every miss for the tuned and the held-out part, pages
  * per second for text PDFs and for OCR, and writes it all to eval/results/latest.json.
  * Options: --split tune|holdout (default both), --reuse (reuse parsed pages from the last run;
- * no speed figures then).
+ * no speed figures then), --min <fraction> (exit 1 when the held-out invoices' all-key-fields
+ * accuracy, invoice_number, date, amount and currency together, is below it; a gate for CI).
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
@@ -18,6 +19,24 @@ const args = process.argv.slice(2)
 const reuse = args.includes('--reuse')
 const only = args.includes('--split') ? (args[args.indexOf('--split') + 1] as Split) : undefined
 const splits: Split[] = only ? [only] : ['tune', 'holdout']
+const min = minimumArg()
+
+/** `--min 0.9` / `--min=0.9`: a fraction in 0..1, checked before the corpus is built. */
+function minimumArg(): number | undefined {
+  const at = args.findIndex((a) => a === '--min' || a.startsWith('--min='))
+  if (at < 0) return undefined
+  const raw = (args[at] as string).startsWith('--min=') ? (args[at] as string).slice(6) : args[at + 1]
+  const value = Number(raw)
+  if (!raw?.trim() || !Number.isFinite(value) || value < 0 || value > 1) {
+    console.error(`--min needs a fraction between 0 and 1 (e.g. --min 0.9), got ${JSON.stringify(raw ?? '')}`)
+    process.exit(2)
+  }
+  if (only === 'tune') {
+    console.error('--min gates the held-out part; it cannot be combined with --split tune')
+    process.exit(2)
+  }
+  return value
+}
 
 const ocr = createOcrEngine({ workers: 1 })
 const timing = { text: { pages: 0, ms: 0 }, ocr: { pages: 0, ms: 0 } }
@@ -85,3 +104,19 @@ const out = join(here, 'results', only ? `latest-${only}.json` : 'latest.json')
 await mkdir(dirname(out), { recursive: true })
 await writeFile(out, `${JSON.stringify(report, null, 2)}\n`)
 console.log(`written ${out}`)
+
+if (min !== undefined) {
+  const heldOut = report.splits.holdout?.invoice?.all_key_fields
+  if (heldOut === undefined) {
+    console.error('--min: no held-out invoices were scored')
+    process.exitCode = 1
+  } else if (heldOut < min) {
+    console.error(
+      `FAIL: held-out invoices, all key fields ${(heldOut * 100).toFixed(1)}% < --min ${(min * 100).toFixed(1)}%`,
+    )
+    process.exitCode = 1
+  } else
+    console.log(
+      `ok: held-out invoices, all key fields ${(heldOut * 100).toFixed(1)}% ≥ --min ${(min * 100).toFixed(1)}%`,
+    )
+}

@@ -28,6 +28,15 @@ describe('extractInvoice: conventions of other languages and of till slips', () 
     expect(f.invoice_number.confidence).toBeLessThan(0.85)
   })
 
+  it('takes an order number, in English or French, as the number when there is no invoice number', () => {
+    expect(extractInvoice('Order Confirmation\nOrder Number: 40-77812\nTotal: USD 12.00').invoice_number.value).toBe(
+      '40-77812',
+    )
+    expect(extractInvoice('Confirmation\nN° de commande : CMD-20931\nTotal TTC 48,00 €').invoice_number.value).toBe(
+      'CMD-20931',
+    )
+  })
+
   it('reads the total paid on a till slip: after cash rounding, not the cash tendered or the change', () => {
     const slip = [
       'MAJU MART SDN BHD',
@@ -46,6 +55,55 @@ describe('extractInvoice: conventions of other languages and of till slips', () 
     expect(f.amount.value).toBe(13.15)
     expect(f.currency.value).toBe('MYR')
     expect(f.date.value).toBe('2024-03-12')
+  })
+
+  it('keeps the sign of a negative cash rounding', () => {
+    const f = extractInvoice(
+      [
+        'SUBTOTAL   114.17',
+        'SST 6%   6.85',
+        'TOTAL   RM121.02',
+        'Rounding Adj   -0.02',
+        'TOTAL ROUNDED   RM121.00',
+      ].join('\n'),
+    )
+    expect(f.amount.value).toBe(121)
+  })
+
+  it('takes "Balance" under the cash tendered as the change, and finds the total paid as tendered − change', () => {
+    const f = extractInvoice(
+      [
+        'UDUPI CAFE',
+        'Pune 411001',
+        '01/11/2022 13:22',
+        'BREAD   17.62',
+        'Sub Total   26.08',
+        'NET AMOUNT   Rs.26.08',
+        'CGST 2.5% + SGST 2.5%   1.24',
+        'Cash   40.00',
+        'Balance   13.92',
+      ].join('\n'),
+    )
+    expect(f.amount.value).toBe(26.08)
+    expect(f.currency.value).toBe('INR')
+  })
+
+  it('finds the total paid where it is written when the total line is unreadable, never the cash tendered', () => {
+    const slip = [
+      'BOULANGERIE DUPONT',
+      '69002 Lyon',
+      '10/09/2022 08:28',
+      '3 x APPLES   32,01',
+      'TOTAL   113-55 €',
+      'ESPECES   130,00',
+      'RENDU   16,45',
+      'TVA%   Net   Tax   Gross',
+      // The tax as OCR misread it (10,32): net + tax no longer make the total.
+      'A 10%   103,23   18,32   113,55',
+    ]
+    expect(extractInvoice(slip.join('\n')).amount.value).toBe(113.55)
+    // Without the change line nothing says what was paid: still not the 130,00 tendered.
+    expect(extractInvoice(slip.filter((l) => !l.startsWith('RENDU')).join('\n')).amount.value).not.toBe(130)
   })
 
   it('knows local currency marks and, failing those, the issuer country', () => {

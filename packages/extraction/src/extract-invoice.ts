@@ -136,7 +136,14 @@ export function extractInvoice(
   // Money: total due, amount before tax, tax, checked against each other.
   const totals = list('amount')
   const { amount, untaxed, tax } = reconcileTotals(
-    { totals, untaxed: list('amount_untaxed'), tax: list('tax'), rounding: list('rounding') },
+    {
+      totals,
+      untaxed: list('amount_untaxed'),
+      tax: list('tax'),
+      rounding: list('rounding'),
+      tendered: list('tendered'),
+      change: list('change'),
+    },
     doc.text,
   )
 

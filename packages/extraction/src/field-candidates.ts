@@ -46,6 +46,8 @@ const DECORATION =
 const ID_DECORATION = /^(?:(?:no|nr|number|num|n0)\.?(?![\p{L}\p{N}])|#|n[°º])?[ \t]*[:#.\-–—]*[ \t]*/iu
 const FILLER_TOKENS = new Set(['no', 'no.', 'nr', 'nr.', 'number', '#', 'num', 'n°', 'nº', 'n0', ':', '-', 'is', 'de'])
 const CELL_GAP = /\s{2,}|\s*\|\s*/
+/** A space, a minus sign and a digit: the sign of the number, not decoration after the label. */
+const SIGNED_NUMBER = /^[ \t][-−–]\d$/
 
 /** Reads a typed value from the start of `window`. */
 export function parseValue(
@@ -122,6 +124,8 @@ function skipDecoration(text: string, from: number, spec: FieldSpec): { pos: num
   const rest = text.slice(from, from + 80)
   const m = DECORATION.exec(rest)
   let pos = from + (m?.[0].length ?? 0)
+  // A minus sign after a space belongs to the number ("Rounding Adj   -0.02"); "Total:-120" stays a separator.
+  if ((spec.type === 'amount' || spec.type === 'number') && SIGNED_NUMBER.test(text.slice(pos - 2, pos + 1))) pos--
   const inside = m?.[1] ?? m?.[2] ?? m?.[3]
   const currency = inside ? normaliseCurrency(inside) : null
   if (spec.idLike) {

@@ -17,6 +17,12 @@ const NOT_TAX_AFTER =
 const NOT_TAX_BEFORE =
   /(?:(?:^|[^A-Za-z])(?:incl?|including|inclusive of|excl?|excluding|exclusive of|ex|before|without|w\/o|net of|after)\.?|\()[ \t]*$/i
 
+/**
+ * A till slip's payment line ("CASH  50.00", "Bar EUR 20,00"): at the start of a line or cell and
+ * not followed by a word ("Bar Italia", "Cash & Carry", "Change Management" are names).
+ */
+const TILL_LINE = { lineStart: true, notFollowedBy: /^[ \t]*(?:&|\p{L}{4,}|\p{Ll}{2,3}(?!\p{L}))/u }
+
 /** Labels of the built-in invoice fields, strongest first. Weights are how sure the label is. */
 export const INVOICE_FIELD_SPECS: readonly FieldSpec[] = [
   {
@@ -347,8 +353,9 @@ export const INVOICE_FIELD_SPECS: readonly FieldSpec[] = [
 
 /**
  * Fields read only to help the invoice fields: an id labelled as a booking, order or reference
- * number (the invoice number when none is labelled as such) and a cash-rounding line (the total
- * paid is the rounded one).
+ * number (the invoice number when none is labelled as such), the cash tendered and the change
+ * (tendered − change = the total paid; "Balance" counts as change only on the line after the cash
+ * tendered) and a cash-rounding line (the total paid is the rounded one).
  */
 export const INVOICE_AUX_SPECS: readonly FieldSpec[] = [
   {
@@ -368,9 +375,19 @@ export const INVOICE_AUX_SPECS: readonly FieldSpec[] = [
         'Confirmation Number',
         'Confirmation Code',
         'Order No',
+        'Order Number',
         'Order ID',
         'Order Reference',
         'Order Ref',
+        'N° de commande',
+        'N° commande',
+        'Référence de commande',
+        'Commande No',
+        'N° de réservation',
+        'Numéro de réservation',
+        'Buchungs-Nr',
+        'Bestell-Nr',
+        'Auftrags-Nr',
         'Receipt Ref',
         'Transaction No',
         'Transaction ID',
@@ -391,6 +408,54 @@ export const INVOICE_AUX_SPECS: readonly FieldSpec[] = [
         'Txn No',
       ]),
     ],
+  },
+  {
+    name: 'tendered',
+    type: 'amount',
+    labels: l(
+      0.9,
+      [
+        'Cash',
+        'Cash Tend',
+        'Cash Tendered',
+        'Cash Paid',
+        'Cash Received',
+        'Tendered',
+        'Amount Tendered',
+        'Bar',
+        'Bargeld',
+        'Gegeben',
+        'Espèces',
+        'Gotówka',
+        'Efectivo',
+        'Entregado',
+        'Contanti',
+        'Contant',
+      ],
+      TILL_LINE,
+    ),
+  },
+  {
+    name: 'change',
+    type: 'amount',
+    labels: l(
+      0.9,
+      [
+        'Change',
+        'Change Due',
+        'Change Given',
+        'Rückgeld',
+        'Zurück',
+        'Rendu',
+        'Monnaie rendue',
+        'Reszta',
+        'Cambio',
+        'Resto',
+        'Wisselgeld',
+        'Balance',
+      ],
+      TILL_LINE,
+    ),
   },
   {
     name: 'rounding',

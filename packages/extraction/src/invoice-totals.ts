@@ -13,6 +13,10 @@ const TAX_NOT_BELOW_TOTAL = 0.6
 /** Figures derived from the other two (never read): share of the weaker source's confidence. */
 const DERIVED_TOTAL = 0.6
 const DERIVED_PART = 0.5
+/** A total that equals the cash paid (tendered − change): at least this sure. */
+const PAID_CHECKED = 0.9
+/** The cash paid found only as an amount written without a total label ("Net Amount", a tax summary's gross). */
+const PAID_UNLABELLED = 0.75
 /** No labelled total: the largest amount, with or without a currency mark. */
 const LARGEST_MARKED = 0.3
 const LARGEST_BARE = 0.2
@@ -23,23 +27,64 @@ const num = (c: Candidate | undefined): number | undefined => (typeof c?.value =
 
 export type Totals = { amount?: Candidate; untaxed?: Candidate; tax?: Candidate }
 
+export type TotalLists = {
+  totals: Candidate[]
+  untaxed: Candidate[]
+  tax: Candidate[]
+  rounding: Candidate[]
+  /** Cash tendered and change (a till slip's payment lines). */
+  tendered: Candidate[]
+  change: Candidate[]
+}
+
 /**
  * The total due, the untaxed amount and the tax, chosen by role and checked against each other:
- * a total that equals untaxed + tax (or that plus a cash rounding line) wins over a better-labelled
- * one that does not; figures that add up gain confidence, ones that contradict lose it; a missing
- * one is derived from the other two.
+ * on a till slip paid in cash the total is what was paid (tendered − change), never the tendered
+ * amount or the change; a total that equals untaxed + tax (or that plus a cash rounding line)
+ * wins over a better-labelled one that does not; figures that add up gain confidence, ones that
+ * contradict lose it; a missing one is derived from the other two.
  */
-export function reconcileTotals(
-  lists: { totals: Candidate[]; untaxed: Candidate[]; tax: Candidate[]; rounding: Candidate[] },
-  text: string,
-): Totals {
-  const { totals } = lists
+export function reconcileTotals(lists: TotalLists, text: string): Totals {
+  const cash = cashPaid(lists.tendered, lists.change, text)
+  const payment = new Set(lists.tendered.map((c) => c.index))
+  if (cash) payment.add(cash.change.index)
+  // "Balance" under the cash tendered is the change, not a balance due.
+  const totals = lists.totals.filter((c) => !payment.has(c.index))
   let amount = bestCandidate(totals, true)
   let untaxed = bestCandidate(lists.untaxed)
   let tax = bestCandidate(lists.tax)
+  let paidChecked = false
+  if (cash) {
+    const paid = (c: Candidate): boolean => sameAmount(c.value as number, cash.paid)
+    const labelled = bestCandidate(totals.filter(paid), true)
+    if (labelled) {
+      amount = { ...labelled, confidence: Math.max(labelled.confidence, PAID_CHECKED) }
+      paidChecked = true
+    } else if (totals.length === 0) {
+      // The total line was misread or is labelled as something else: the paid amount where it is written.
+      const written = findAmounts(text)
+        .filter((m) => m.quality === 1 && !payment.has(m.index) && sameAmount(m.value, cash.paid))
+        .map(
+          (m): Candidate => ({
+            value: m.value,
+            confidence: PAID_UNLABELLED,
+            index: m.index,
+            length: m.length,
+            currency: m.currency,
+            hit: null,
+          }),
+        )
+      const pick =
+        nearestBefore(lists.untaxed.filter(paid), cash.tendered.index) ?? nearestBefore(written, cash.tendered.index)
+      if (pick) {
+        amount = { ...pick, confidence: PAID_UNLABELLED }
+        paidChecked = true
+      }
+    }
+  }
   const u = num(untaxed)
   const t = num(tax)
-  if (u !== undefined && t !== undefined) {
+  if (!paidChecked && u !== undefined && t !== undefined) {
     const sum = round2(u + t)
     const adjust = num(bestCandidate(lists.rounding)) ?? 0
     // After cash rounding the rounded total is what was paid.
@@ -82,7 +127,35 @@ export function reconcileTotals(
   } else if (a !== undefined && ut !== undefined && tx === undefined && a >= ut) {
     tax = derived(round2(a - ut), DERIVED_PART, amount!, untaxed!)
   }
-  return { amount: amount ?? largestAmount(text), untaxed, tax }
+  return { amount: amount ?? largestAmount(text, payment), untaxed, tax }
+}
+
+/**
+ * What was paid in cash: the amount tendered minus the change on the line right after it (a blank
+ * line may sit between). Undefined without both, or when they do not leave a positive payment.
+ */
+function cashPaid(
+  tendered: readonly Candidate[],
+  change: readonly Candidate[],
+  text: string,
+): { paid: number; tendered: Candidate; change: Candidate } | undefined {
+  for (const t of tendered) {
+    const end = t.index + (t.length ?? 0)
+    const next = change.find((c) => c.hit && c.hit.start > end && NEXT_LINE.test(text.slice(end, c.hit.start)))
+    const given = num(t)
+    const back = num(next)
+    if (next && given !== undefined && back !== undefined && back >= 0 && given > back)
+      return { paid: round2(given - back), tendered: t, change: next }
+  }
+  return undefined
+}
+
+const NEXT_LINE = /^[ \t]*\n(?:[ \t]*\n)?[ \t]*$/
+
+/** The candidate written last before `at`, else the first after it. */
+function nearestBefore(list: readonly Candidate[], at: number): Candidate | undefined {
+  const before = list.filter((c) => c.index < at).sort((a, b) => b.index - a.index)[0]
+  return before ?? [...list].sort((a, b) => a.index - b.index)[0]
 }
 
 function derived(value: number, share: number, x: Candidate, y: Candidate): Candidate {
@@ -95,8 +168,9 @@ function derived(value: number, share: number, x: Candidate, y: Candidate): Cand
   }
 }
 
-function largestAmount(text: string): Candidate | undefined {
-  const money = findAmounts(text).filter((m) => m.quality === 1)
+function largestAmount(text: string, payment: ReadonlySet<number>): Candidate | undefined {
+  // Never the cash tendered or the change.
+  const money = findAmounts(text).filter((m) => m.quality === 1 && !payment.has(m.index))
   const marked = money.filter((m) => m.currency)
   const pool = marked.length ? marked : money
   let largest: (typeof pool)[number] | undefined

@@ -104,6 +104,23 @@ describe.skipIf(!FONT_AVAILABLE)('parseDocument', { timeout: 60_000 }, () => {
     expect(fields.due_date?.value).toBe('2024-04-11')
     expect(fields.issuer?.value).toBe('Northwind Traders Ltd')
     expect(fields.amount!.confidence).toBeGreaterThan(0.8)
+
+    // From the parsed document (OCR words with boxes) each value also says where it was read.
+    const located = extractFields(parsed, BUILTIN_SCHEMAS.invoice)
+    expect(located.amount).toMatchObject({ value: 1380, page: 1 })
+    expect(located.invoice_number).toMatchObject({ value: 'NW-58213', page: 1 })
+    const bbox = located.amount!.bbox
+    expect(bbox).toHaveLength(4)
+    for (const n of bbox!) {
+      expect(n).toBeGreaterThanOrEqual(0)
+      expect(n).toBeLessThanOrEqual(1)
+    }
+    const [x0, y0, x1, y1] = bbox!
+    expect(x1).toBeGreaterThan(x0)
+    expect(y1).toBeGreaterThan(y0)
+    // "Total Due: GBP 1,380.00" is the image's last line: its value sits low on the page, right of the label.
+    expect(y0).toBeGreaterThan(0.5)
+    expect(x0).toBeGreaterThan(0.15)
   })
 
   it('OCRs an image-only (scanned) PDF page and keeps the text page as text', { timeout: 90_000 }, async () => {
