@@ -1,11 +1,13 @@
 // Bad input, black box: the real API as a separate process, spoken to with fetch and with raw sockets (so that each
 // malformed request is exactly the bytes meant). Every case answers a flat 4xx with a stable code — never a 5xx —
-// leaves nothing in QUIRE_UPLOAD_DIR, and creates no job.
+// leaves nothing in QUIRE_UPLOAD_DIR, and creates no job. Every complete answer, raw or not, is checked against the
+// served OpenAPI document (tests/blackbox/contract.ts), as the black-box client checks its own.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { invoicePdf } from '../fixtures/make-fixtures.ts'
 import { call, fileForm, newWorkspace } from './client.ts'
+import { assertContract, contractFetch } from './contract.ts'
 import { multipartBytes, rawRequest, type RawResponse } from './raw-http.ts'
 import { startStack, type Stack } from './stack.ts'
 
@@ -80,6 +82,7 @@ function rawSubmit(
     ],
     body,
     closeAfterBody: opts.closeAfterBody,
+    contract: true,
   })
 }
 
@@ -137,6 +140,11 @@ describe('413 FILE_TOO_LARGE, per file, early', () => {
     const pulledAtResponse = pulled
     const ms = Date.now() - started
     const json = await res.json()
+    await assertContract(
+      stack.baseUrl,
+      { method: 'POST', path: '/v1/jobs', key: keyB },
+      { status: res.status, body: json, contentType: res.headers.get('content-type') },
+    )
     const after = memory(pid)
     console.log(
       `[bad-input] fetch 413 after ${(pulledAtResponse / MB).toFixed(1)} MB pulled of ${TOTAL / MB} MB, ${ms} ms; ` +
@@ -153,7 +161,7 @@ describe('413 FILE_TOO_LARGE, per file, early', () => {
     // The client stopped sending after the answer (undici ends the request once the response is complete).
     await new Promise((r) => setTimeout(r, 500))
     expect(pulled).toBeLessThan(LIMIT + 40 * MB)
-    const health = await fetch(`${stack.baseUrl}/healthz`)
+    const health = await contractFetch(stack.baseUrl, '/healthz')
     expect(health.status).toBe(200)
   })
 
@@ -174,6 +182,7 @@ describe('413 FILE_TOO_LARGE, per file, early', () => {
       body: head,
       stream: () => (produced >= TOTAL ? null : ((produced += chunk.length), chunk)),
       timeoutMs: 60_000,
+      contract: true,
     })
     console.log(
       `[bad-input] raw 413 after ${(res.bodyBytesWritten / MB).toFixed(1)} MB written of ${TOTAL / MB} MB; connection ${res.ended}`,
@@ -200,6 +209,7 @@ describe('413 FILE_TOO_LARGE, per file, early', () => {
       body: head,
       stream: () => (produced >= TOTAL ? null : ((produced += chunk.length), chunk)),
       timeoutMs: 60_000,
+      contract: true,
     })
     expect(res.status).toBe(401)
     expect(res.json).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } })
@@ -231,7 +241,7 @@ describe('malformed or truncated multipart → 400 MALFORMED_REQUEST', () => {
     await expectUploadDirEmpty()
     await expectNoJobs(keyB)
     expect(stack.logs.api.join('')).not.toContain('unexpected error')
-    expect((await fetch(`${stack.baseUrl}/healthz`)).status).toBe(200)
+    expect((await contractFetch(stack.baseUrl, '/healthz')).status).toBe(200)
   })
 
   it('a client that half-closes mid-body (FIN, still reading) gets a 400 or a closed connection, never a 5xx', async () => {
@@ -291,7 +301,7 @@ describe('malformed or truncated multipart → 400 MALFORMED_REQUEST', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(202)
       expect(res.body[0]).toMatchObject({ client_reference_id: 'demo', status: 'queued' })
       expect(stack.pid('api')).toBe(pid)
-      expect((await fetch(`${stack.baseUrl}/healthz`)).status).toBe(200)
+      expect((await contractFetch(stack.baseUrl, '/healthz')).status).toBe(200)
     },
   )
 
@@ -334,7 +344,7 @@ describe('wrong content type → 415 UNSUPPORTED_MEDIA_TYPE', () => {
     ['application/json', '{"files":[]}'], // Form B takes only multipart (Form A also takes JSON bucket references)
     ['application/octet-stream', '%PDF-1.4'],
   ])('%s', async (type, text) => {
-    const res = await fetch(`${stack.baseUrl}/v1/jobs`, {
+    const res = await contractFetch(stack.baseUrl, '/v1/jobs', {
       method: 'POST',
       headers: { 'X-API-Key': keyB, 'Content-Type': type },
       body: text,
@@ -492,7 +502,7 @@ describe('file names: accepted, sanitised, never a path', () => {
 
 describe('JSON endpoints and URLs: invalid input → 4xx', () => {
   const postRaw = async (pathName: string, text: string, headers: Record<string, string>) => {
-    const res = await fetch(stack.baseUrl + pathName, {
+    const res = await contractFetch(stack.baseUrl, pathName, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', ...headers },
       body: text,
@@ -527,8 +537,23 @@ describe('JSON endpoints and URLs: invalid input → 4xx', () => {
   it('a body that does not match its Content-Encoding → 400, an unknown Content-Encoding → 415', async () => {
     const gz = await postRaw('/v1/webhooks', 'not gzip at all', { 'X-API-Key': keyB, 'Content-Encoding': 'gzip' })
     await expectRejected(gz, 400, 'MALFORMED_REQUEST')
-    const br = await postRaw('/v1/webhooks', '{}', { 'X-API-Key': keyB, 'Content-Encoding': 'x-unknown' })
-    await expectRejected(br, 415, 'UNSUPPORTED_MEDIA_TYPE')
+    const unknown = await postRaw('/v1/webhooks', '{}', { 'X-API-Key': keyB, 'Content-Encoding': 'x-unknown' })
+    await expectRejected(unknown, 415, 'UNSUPPORTED_MEDIA_TYPE')
+    // Found by `npm run chaos` (fuzz): a brotli decoder error was a 500.
+    const br = await postRaw('/v1/webhooks', '{"name":"x"}', { 'X-API-Key': keyB, 'Content-Encoding': 'br' })
+    await expectRejected(br, 400, 'MALFORMED_REQUEST')
+  })
+
+  it('JSON nested thousands of levels deep is 400, never a stack overflow (found by `npm run chaos`)', async () => {
+    for (const depth of [100, 5000, 50_000]) {
+      const body = `${'['.repeat(depth)}${']'.repeat(depth)}`
+      const res = await postRaw('/v1/pipelines', body, { 'X-API-Key': keyB, 'Content-Type': 'application/json' })
+      expect(res.status, String(depth)).toBeGreaterThanOrEqual(400)
+      expect(res.status, String(depth)).toBeLessThan(500)
+    }
+    const nested = `{"name":"deep","definition":${'{"a":'.repeat(200)}1${'}'.repeat(200)}}`
+    const res = await postRaw('/v1/pipelines', nested, { 'X-API-Key': keyB, 'Content-Type': 'application/json' })
+    await expectRejected(res, 400, 'VALIDATION_ERROR')
   })
 
   it('malformed percent-encoding in a path is taken literally: an unknown job, not a 5xx', async () => {

@@ -8,6 +8,7 @@ import { startS3Server, type S3TestServer } from '@quire/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { invoicePdf } from '../fixtures/make-fixtures.ts'
 import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
+import { contractFetch } from './contract.ts'
 import { startStack, type Stack } from './stack.ts'
 
 let stack: Stack
@@ -225,7 +226,7 @@ describe('Form A: POST /v1/jobs with application/json referencing a bucket objec
     })
     expect(typo.status).toBe(400)
     expect(typo.body.error).toBe('INVALID_PARAMETER')
-    const res = await fetch(`${stack.baseUrl}/v1/jobs`, {
+    const res = await contractFetch(stack.baseUrl, '/v1/jobs', {
       method: 'POST',
       headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
       body: '{"pipeline_id":',

@@ -58,3 +58,37 @@ export async function contractProblems(
   // A non-JSON body (the /docs page, metrics) is checked for its status only.
   return json ? problems : problems.filter((p) => p.includes('documents no'))
 }
+
+/** Throws when a response does not conform to the served document (see contractProblems). */
+export async function assertContract(
+  baseUrl: string,
+  req: { method: string; path: string; key?: string },
+  res: { status: number; body: unknown; contentType: string | null },
+): Promise<void> {
+  const problems = await contractProblems(baseUrl, req, res)
+  if (problems.length) {
+    throw new Error(
+      `${req.method} ${req.path} → ${res.status} does not match the served OpenAPI document:\n${problems.join('\n')}`,
+    )
+  }
+}
+
+/**
+ * `fetch(baseUrl + path, init)` with the response checked against the served document before it is returned (the
+ * key is read from the X-API-Key header). The returned Response still has its body to read.
+ */
+export async function contractFetch(baseUrl: string, path: string, init: RequestInit = {}): Promise<Response> {
+  const res = await fetch(baseUrl + path, init)
+  const text = await res.clone().text()
+  let body: unknown = text
+  try {
+    body = text ? JSON.parse(text) : null
+  } catch {}
+  const key = new Headers(init.headers).get('x-api-key') ?? undefined
+  await assertContract(
+    baseUrl,
+    { method: init.method ?? 'GET', path, key },
+    { status: res.status, body, contentType: res.headers.get('content-type') },
+  )
+  return res
+}

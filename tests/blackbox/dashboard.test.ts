@@ -121,5 +121,16 @@ describe('queue dashboard in a browser', () => {
       headers: { Authorization: auth },
     })
     expect(present.status).toBe(200)
+    // A page bull-board has no route for (found by `npm run chaos`): 404, not its own 500.
+    for (const [method, path] of [
+      ['GET', '/admin/queues/nope'],
+      ['HEAD', '/admin/queues/nope'],
+      ['POST', '/admin/queues/nope'],
+      ['POST', '/admin/queues'],
+      ['PUT', '/admin/queues'],
+    ] as const) {
+      const page = await fetch(`${stack.baseUrl}${path}`, { method, headers: { Authorization: auth } })
+      expect(page.status, `${method} ${path}`).toBe(404)
+    }
   })
 })

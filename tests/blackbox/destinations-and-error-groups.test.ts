@@ -3,7 +3,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3'
+import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
 import { startHttpsReceiver, startS3Server, type HttpsReceiver, type S3TestServer } from '@quire/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { invoicePdf } from '../fixtures/make-fixtures.ts'
@@ -11,6 +11,8 @@ import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
 import { startStack, type Stack } from './stack.ts'
 
 const BUCKET = 'quire-results'
+/** Not on the server when the stack starts: the operator creates it to fix the blocked jobs. */
+const LATE_BUCKET = 'created-later'
 let dir: string
 let s3: S3TestServer
 let client: S3Client
@@ -43,6 +45,7 @@ beforeAll(async () => {
         bucket: s3Dest(BUCKET),
         // No such bucket on the server: every write is refused.
         refusing: s3Dest('no-such-bucket'),
+        late: s3Dest(LATE_BUCKET),
       }),
       QUIRE_ERROR_GROUP_RETRY_SCHEDULE_MS: '1500,1500',
       QUIRE_SWEEP_INTERVAL_MS: '500',
@@ -130,14 +133,20 @@ describe('destinations (QUIRE_DESTINATIONS)', () => {
     expect(result.documents[0].data.invoice_number.value).toBe('INV-2026-0042')
   }, 120_000)
 
-  it('S3-compatible bucket (s3rver): results/<job_id>.json', async () => {
+  it('S3-compatible bucket (s3rver): results/<job_id>.json; nothing for a test run (B environment=test)', async () => {
     const { key } = await newWorkspace(stack.baseUrl, 'B')
     const p = await publish(key, { destination: { name: 'bucket' } })
     const jobId = await submitB(key, p)
+    const testJobId = await submitB(key, p, { environment: 'test' })
     await waitStatus(key, jobId, (s) => s === 'completed')
+    const testRun = await waitStatus(key, testJobId, (s) => s === 'completed')
+    expect(testRun.body.environment).toBe('test')
     const obj = await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: `results/${jobId}.json` }))
     const body = JSON.parse(await obj.Body!.transformToString())
     expect(body).toMatchObject({ job_id: jobId, documents: [expect.objectContaining({ status: 'completed' })] })
+    // Only the production job's object is in the bucket (no other test writes to it).
+    const listed = await client.send(new ListObjectsV2Command({ Bucket: BUCKET }))
+    expect((listed.Contents ?? []).map((o) => o.Key)).toEqual([`results/${jobId}.json`])
   }, 90_000)
 })
 
@@ -293,4 +302,72 @@ describe('blocked jobs and error groups', () => {
     const after = await call(stack.baseUrl, 'GET', `/admin/v1/error-groups/${groups.body.data[0].id}`, { admin: true })
     expect(after.body.status).toBe('resolved')
   }, 120_000)
+
+  it('Form B, a bucket that does not exist: jobs park, the group escalates; the operator creates the bucket and re-runs, each job completes exactly once and the group resolves', async () => {
+    const { key, workspaceId } = await newWorkspace(stack.baseUrl, 'B', { credits: 10 })
+    await call(stack.baseUrl, 'POST', '/v1/webhooks', {
+      key,
+      json: { name: 'late', url: `${receiver.origin}/late`, events: ['job.completed'] },
+    })
+    const p = await publish(key, { destination: { name: 'late' } })
+    const jobs = [await submitB(key, p), await submitB(key, p)]
+    // Retries run out (two on the 1.5 s schedule): only the operator's re-run can take the jobs on now.
+    const escalated = await pollUntil(
+      () => call(stack.baseUrl, 'GET', `/admin/v1/error-groups?workspace_id=${workspaceId}`, { admin: true }),
+      (r) => r.body.data[0]?.status === 'escalated' && r.body.data[0]?.jobs.blocked === 2,
+      60_000,
+    )
+    const group = escalated.body.data[0]
+    expect(group).toMatchObject({ stage: 'destination', error_code: 'destination_unavailable' })
+    expect(group.last_error).toContain(LATE_BUCKET)
+    for (const id of jobs) {
+      const parked = await call(stack.baseUrl, 'GET', `/v1/jobs/${id}`, { key })
+      expect(parked.body).toMatchObject({ status: 'processing', stage_now: 'destination', completed_at: null })
+    }
+    expect((await call(stack.baseUrl, 'GET', '/v1/credits', { key })).body).toMatchObject({ reserved: 2, spent: 0 })
+
+    // The fix: the bucket exists now. Then the re-run.
+    await client.send(new CreateBucketCommand({ Bucket: LATE_BUCKET }))
+    const rerun = await call(stack.baseUrl, 'POST', `/admin/v1/error-groups/${group.id}/rerun`, { admin: true })
+    expect(rerun.status).toBe(200)
+    expect(rerun.body.requeued).toBe(2)
+    for (const id of jobs) await waitStatus(key, id, (s) => s === 'completed')
+    const resolved = await pollUntil(
+      () => call(stack.baseUrl, 'GET', `/admin/v1/error-groups/${group.id}`, { admin: true }),
+      (r) => r.body.status === 'resolved',
+      30_000,
+    )
+    expect(resolved.body.jobs).toMatchObject({ blocked: 0, in_group: 0, total: 2 })
+    const listed = await client.send(new ListObjectsV2Command({ Bucket: LATE_BUCKET }))
+    expect((listed.Contents ?? []).map((o) => o.Key).sort()).toEqual(jobs.map((j) => `results/${j}.json`).sort())
+    for (const id of jobs) {
+      const obj = await client.send(new GetObjectCommand({ Bucket: LATE_BUCKET, Key: `results/${id}.json` }))
+      expect(JSON.parse(await obj.Body!.transformToString())).toMatchObject({ job_id: id })
+    }
+
+    // Exactly once: one job.completed and one settlement per job; a second re-run finds nothing to do.
+    const completed = () =>
+      receiver.received
+        .filter((r) => r.path === '/late')
+        .map((r) => JSON.parse(r.rawBody.toString()))
+        .filter((b) => b.event === 'job.completed')
+    await pollUntil(
+      async () => completed(),
+      (c) => c.length >= 2,
+      30_000,
+    )
+    await new Promise((r) => setTimeout(r, 1000))
+    for (const id of jobs) {
+      expect(completed().filter((b) => b.data.job_id === id)).toHaveLength(1)
+      const ledger = await call(stack.baseUrl, 'GET', `/v1/credits/ledger?job_id=${id}`, { key })
+      expect(ledger.body.data.filter((e: { kind: string }) => e.kind === 'settle')).toHaveLength(1)
+    }
+    expect((await call(stack.baseUrl, 'GET', '/v1/credits', { key })).body).toMatchObject({
+      available: 8,
+      reserved: 0,
+      spent: 2,
+    })
+    const again = await call(stack.baseUrl, 'POST', `/admin/v1/error-groups/${group.id}/rerun`, { admin: true })
+    expect(again.status).toBe(409)
+  }, 150_000)
 })

@@ -1,6 +1,8 @@
 // CPU-heavy documents, black box (issue 10; DESIGN "Processing lifecycle"): PDF parsing, rasterising and OCR run off
-// the stage worker's event loop (child parse processes), so BullMQ lock renewal never stalls; a 300-page PDF and a
-// multi-page TIFF go through with bounded worker memory; Form A machine_seconds is the CPU time the stages used.
+// the stage worker's event loop (child parse processes), so BullMQ lock renewal never stalls (the worker's own
+// event-loop delay figures stay under 1 s, and no job is reported stalled); a 300-page PDF and a multi-page TIFF go
+// through with bounded worker memory; Form A machine_seconds is the CPU time the stages used, checked against what
+// the kernel counted for the stage worker's process tree.
 import { readdirSync, readFileSync } from 'node:fs'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -11,7 +13,8 @@ import { startStack, type Stack } from './stack.ts'
 let stack: Stack
 beforeAll(async () => {
   // A short lock: a stage worker whose event loop stalled for 2 s would lose its job (stalled, run again).
-  stack = await startStack({ env: { QUIRE_STAGE_LOCK_MS: '2000' } })
+  // Debug: the stage worker logs its event-loop delay every 5 s (a block of 500 ms or more as a warning).
+  stack = await startStack({ env: { QUIRE_STAGE_LOCK_MS: '2000', QUIRE_LOG_LEVEL: 'debug' } })
 }, 120_000)
 afterAll(async () => stack?.stop())
 
@@ -35,6 +38,31 @@ const childrenOf = (pid: number): number[] => {
   }
   return out
 }
+
+/** Fields 14.. of /proc/<pid>/stat (utime, stime, cutime, cstime), in USER_HZ ticks of 10 ms. */
+const cpuTicksOf = (pid: number): number => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])
+  } catch {
+    return 0
+  }
+}
+/**
+ * CPU (ms) the kernel counted for a process and its descendants: each live one's own time plus that of the children
+ * it reaped (a parse process's pdftoppm runs, a retired parse process).
+ */
+const treeCpuMs = (pid: number): number => cpuTicksOf(pid) * 10 + childrenOf(pid).reduce((n, c) => n + treeCpuMs(c), 0)
+
+type LoopWindow = { maxMs: number; p99Ms: number; time: number }
+/** The stage worker's event-loop figures (main.ts logs one per 5 s window: debug, or warn when blocked). */
+const loopWindows = (lines: string[]): LoopWindow[] =>
+  lines
+    .join('')
+    .split('\n')
+    .filter((l) => l.includes('"msg":"event loop ') && l.endsWith('}'))
+    .map((l) => JSON.parse(l) as LoopWindow)
 
 describe('heavy documents off the event loop', () => {
   it('a 300-page PDF and a 6-page TIFF: parse runs once (no stalled lock), RSS stays bounded, machine_seconds is CPU time', async () => {
@@ -61,6 +89,7 @@ describe('heavy documents off the event loop', () => {
         childrenOf(worker).reduce((n, c) => n + rssOf(c), 0),
       )
     }, 100)
+    const cpuBefore = treeCpuMs(worker)
     const started = Date.now()
     const r = await call(stack.baseUrl, 'POST', '/v1/jobs', {
       key,
@@ -81,17 +110,26 @@ describe('heavy documents off the event loop', () => {
       await new Promise((res) => setTimeout(res, 500))
     }
     clearInterval(sampler)
+    const treeSeconds = (treeCpuMs(worker) - cpuBefore) / 1000
     const wallSeconds = (Date.now() - started) / 1000
     expect(done.body.status).toBe('completed')
     expect(done.body.documents.map((d: { status: string }) => d.status)).toEqual(['completed', 'completed'])
     // Spec: machine_seconds is an integer; here the CPU time measured in the stages (parse processes included).
-    expect(Number.isInteger(done.body.machine_seconds)).toBe(true)
-    expect(done.body.machine_seconds).toBeGreaterThanOrEqual(1)
+    const machineSeconds = done.body.machine_seconds
+    expect(Number.isInteger(machineSeconds)).toBe(true)
     console.log(
-      `heavy documents: wall ${wallSeconds.toFixed(1)} s, machine_seconds ${done.body.machine_seconds}, ` +
+      `heavy documents: wall ${wallSeconds.toFixed(1)} s, machine_seconds ${machineSeconds}, ` +
+        `stage-worker process tree CPU ${treeSeconds.toFixed(1)} s, ` +
         `peak RSS stage-worker ${(peak.worker / 2 ** 20).toFixed(0)} MiB, ` +
         `parse processes ${(peak.children / 2 ** 20).toFixed(0)} MiB`,
     )
+    // machine_seconds is the CPU the stages used: never more than the stage worker's process tree used meanwhile
+    // (each stage is charged its share; ceil to whole seconds), and at least half of it — the rest is the parse
+    // process starting (about 2 s of module loading), the worker between stages, the sweepers (measured: 5 of
+    // 7.4 s). Parse CPU counted twice, or the parse processes' (OCR, parsing) not counted, both fail here.
+    expect(treeSeconds).toBeGreaterThan(2)
+    expect(machineSeconds).toBeLessThanOrEqual(Math.ceil(treeSeconds) + 1)
+    expect(machineSeconds).toBeGreaterThanOrEqual(Math.floor(treeSeconds * 0.5))
     // Bounded memory: the worker holds no document (the parse processes do, one at a time each).
     expect(peak.worker).toBeLessThan(700 * 2 ** 20)
     expect(peak.children).toBeLessThan(2 * 1.6 * 2 ** 30)
@@ -100,5 +138,14 @@ describe('heavy documents off the event loop', () => {
     expect(docs.body.data).toBeTruthy()
     const logs = stack.logs['stage-worker'].join('')
     expect(logs).not.toMatch(/stalled/i)
+    // The event loop was never held for 1 s or more: every 5 s window the worker measured while the documents went
+    // through (and the one after) stayed under it. Waits for the window that covers the job's end.
+    const finished = Date.now()
+    await new Promise((res) => setTimeout(res, 5_500))
+    const windows = loopWindows(stack.logs['stage-worker']).filter((w) => w.time >= started - 5_000)
+    expect(windows.length).toBeGreaterThanOrEqual(Math.floor((finished - started) / 5_000))
+    const worst = Math.max(...windows.map((w) => w.maxMs))
+    console.log(`heavy documents: ${windows.length} event-loop windows, worst delay ${worst} ms`)
+    expect(worst).toBeLessThan(1_000)
   }, 660_000)
 })

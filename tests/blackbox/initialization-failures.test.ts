@@ -1,8 +1,12 @@
 // Intake vs initialization, black box (DESIGN, "Processing lifecycle"): a file of a recognised type whose content is
 // damaged, truncated or encrypted is accepted (202, one page reserved), then fails in `initialization` with the
-// cause; its hold is released and `job.failed` is delivered.
+// cause; its hold is released and `job.failed` is delivered. Besides truncated and encrypted files, full-length ones
+// damaged inside (a PDF whose objects are junk between an intact header and trailer, a PNG with junk IDAT data and
+// valid CRCs, a JPEG with junk scan data), which only reading the content finds out.
+import { readFileSync } from 'node:fs'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { damagedFiles, type DamagedCase } from '../fixtures/damaged-files.ts'
+import { docxBomb, pngBomb } from '../fixtures/bombs.ts'
+import { damagedFiles, fullLengthDamagedFiles, type DamagedCase } from '../fixtures/damaged-files.ts'
 import { invoicePdf } from '../fixtures/make-fixtures.ts'
 import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
 import { useStackWithReceiver } from './stack.ts'
@@ -10,7 +14,7 @@ import { useStackWithReceiver } from './stack.ts'
 const ctx = useStackWithReceiver()
 let cases: DamagedCase[]
 beforeAll(async () => {
-  cases = await damagedFiles()
+  cases = [...(await damagedFiles()), ...(await fullLengthDamagedFiles())]
 })
 
 const payloads = (path: string) =>
@@ -21,7 +25,7 @@ async function ledgerFor(key: string, jobId: string) {
   return (r.body.data as { kind: string; amount: number }[]).map((e) => `${e.kind}:${e.amount}`).sort()
 }
 
-describe('Form B: damaged, truncated and encrypted files of every type', () => {
+describe('Form B: damaged (full length), truncated and encrypted files of every type', () => {
   it('202 queued, then failed at initialization with {code, message, stage}; hold released; job.failed', async () => {
     const { key } = await newWorkspace(ctx.stack.baseUrl, 'B', { credits: 100 })
     const hook = await call(ctx.stack.baseUrl, 'POST', '/v1/webhooks', {
@@ -138,4 +142,34 @@ describe('Form A: a damaged file', () => {
       60_000,
     )
   }, 120_000)
+})
+
+describe('decompression bombs (DESIGN: what a file may cost is bounded while it is read)', () => {
+  it('a DOCX inflating to 400 MB and a 30000 × 30000 PNG: 202 with one page reserved, failed at initialization as too large; the apps stay up and small', async () => {
+    const { key } = await newWorkspace(ctx.stack.baseUrl, 'B', { credits: 100 })
+    const bombs = [
+      { name: 'bomb.docx', bytes: await docxBomb(400) },
+      { name: 'huge.png', bytes: await pngBomb(30_000) },
+    ]
+    for (const b of bombs) {
+      const r = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm('files', [b]) })
+      expect(r.status, b.name).toBe(202)
+      const done = await pollUntil(
+        () => call(ctx.stack.baseUrl, 'GET', `/v1/jobs/${r.body[0].job_id}`, { key }),
+        (x) => x.body.status === 'failed',
+        90_000,
+      )
+      expect(done.body.error, b.name).toMatchObject({ code: 'file_too_large', stage: 'initialization' })
+      expect(done.body.input.page_count, b.name).toBe(1)
+    }
+    const credits = await call(ctx.stack.baseUrl, 'GET', '/v1/credits', { key })
+    expect(credits.body).toMatchObject({ available: 100, reserved: 0, spent: 0 })
+    // Memory of the processes that read them (the parse processes are the stage worker's children).
+    for (const app of ['api', 'stage-worker'] as const) {
+      const pid = ctx.stack.pid(app)
+      expect(pid, app).toBeDefined()
+      const rssKb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1])
+      expect(rssKb / 1024, `${app} peak RSS MB`).toBeLessThan(app === 'api' ? 512 : 1024)
+    }
+  }, 240_000)
 })

@@ -2,7 +2,11 @@
 // ?form= without a key) and /docs renders it. Then real requests in each form — submit a PDF, poll the job to
 // completed, list, read the document and the credits, create and read a webhook, and the errors of the spec's table —
 // and every real response body is validated (JSON Schema 2020-12, ajv) against the document's schema for that path,
-// method and status, with objects closed so an undocumented field fails too.
+// method and status, with objects closed so an undocumented field fails too. The admin API is in both documents:
+// a real error group (a job parked at a destination directory that cannot be written) is read, listed and re-run.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import nodePath from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openApiValidator, type OpenApiValidator } from '../../apps/api/src/openapi/openapi-validator.test-helper.ts'
 import { invoicePdf } from '../fixtures/make-fixtures.ts'
@@ -10,13 +14,23 @@ import { call, fileForm, newWorkspace, pollUntil, type Res } from './client.ts'
 import { startStack, type Stack } from './stack.ts'
 
 let stack: Stack
+let dir: string
+/** The destination's path: a file while the test wants jobs to block there, removed to fix it. */
+const blocked = () => nodePath.join(dir, 'blocked')
 
 beforeAll(async () => {
-  stack = await startStack()
+  dir = mkdtempSync(nodePath.join(os.tmpdir(), 'quire-openapi-'))
+  stack = await startStack({
+    env: {
+      QUIRE_DESTINATIONS: JSON.stringify({ blocked: { type: 'dir', path: blocked() } }),
+      QUIRE_SWEEP_INTERVAL_MS: '500',
+    },
+  })
 }, 120_000)
 
 afterAll(async () => {
   await stack?.stop()
+  if (dir) rmSync(dir, { recursive: true, force: true })
 })
 
 const FINAL_B = ['completed', 'completed_with_errors', 'failed', 'timed_out', 'cancelled']
@@ -329,5 +343,91 @@ describe('real responses match the document, Form B', () => {
     const badPage = await call(stack.baseUrl, 'GET', '/v1/webhooks?page=0', { key })
     conforms(v, badPage, 'GET', '/v1/webhooks', 400)
     expect(badPage.body.error).toBe('INVALID_PARAMETER')
+  }, 120_000)
+})
+
+describe('real responses match the document, admin error groups', () => {
+  it('GET /admin/v1/error-groups (with and without ?status=), GET one, rerun 200 and 409, unknown 404', async () => {
+    for (const form of ['A', 'B'] as const) {
+      const doc = (await call(stack.baseUrl, 'GET', `/v1/openapi.json?form=${form}`)).body
+      expect(Object.keys(doc.paths), form).toEqual(
+        expect.arrayContaining([
+          '/admin/v1/error-groups',
+          '/admin/v1/error-groups/{id}',
+          '/admin/v1/error-groups/{id}/rerun',
+        ]),
+      )
+    }
+    const v = openApiValidator((await call(stack.baseUrl, 'GET', '/v1/openapi.json?form=B')).body)
+    writeFileSync(blocked(), 'not a directory')
+    const { key, workspaceId } = await newWorkspace(stack.baseUrl, 'B', { credits: 10 })
+    const p = await call(stack.baseUrl, 'POST', '/v1/pipelines', {
+      key,
+      json: { name: 'to-dir', definition: { destination: { name: 'blocked' } } },
+    })
+    await call(stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions/1/publish`, { key })
+    const submit = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key,
+      form: fileForm('files', [{ name: 'invoice.pdf', bytes: await invoicePdf() }], { pipeline_id: p.body.id }),
+    })
+    expect(submit.status).toBe(202)
+    const jobId = submit.body[0].job_id as string
+
+    const list = await pollUntil(
+      () => call(stack.baseUrl, 'GET', `/admin/v1/error-groups?workspace_id=${workspaceId}`, { admin: true }),
+      (r) => r.body.data?.[0]?.jobs.blocked === 1,
+      60_000,
+    )
+    conforms(v, list, 'GET', '/admin/v1/error-groups', 200)
+    const group = list.body.data[0]
+    expect(group).toMatchObject({ workspace_id: workspaceId, stage: 'destination', status: expect.any(String) })
+    const byStatus = await call(stack.baseUrl, 'GET', `/admin/v1/error-groups?status=${group.status}`, { admin: true })
+    conforms(v, byStatus, 'GET', '/admin/v1/error-groups', 200)
+    expect(byStatus.body.data.map((g: { id: string }) => g.id)).toContain(group.id)
+    conforms(
+      v,
+      await call(stack.baseUrl, 'GET', `/admin/v1/error-groups/${group.id}`, { admin: true }),
+      'GET',
+      '/admin/v1/error-groups/{id}',
+      200,
+    )
+
+    rmSync(blocked(), { force: true })
+    const rerun = await call(stack.baseUrl, 'POST', `/admin/v1/error-groups/${group.id}/rerun`, { admin: true })
+    conforms(v, rerun, 'POST', '/admin/v1/error-groups/{id}/rerun', 200)
+    expect(rerun.body.requeued).toBe(1)
+    await pollUntil(
+      () => call(stack.baseUrl, 'GET', `/v1/jobs/${jobId}`, { key }),
+      (r) => r.body.status === 'completed',
+    )
+    const resolved = await pollUntil(
+      () => call(stack.baseUrl, 'GET', `/admin/v1/error-groups/${group.id}`, { admin: true }),
+      (r) => r.body.status === 'resolved',
+      30_000,
+    )
+    conforms(v, resolved, 'GET', '/admin/v1/error-groups/{id}', 200)
+    const again = await call(stack.baseUrl, 'POST', `/admin/v1/error-groups/${group.id}/rerun`, { admin: true })
+    conforms(v, again, 'POST', '/admin/v1/error-groups/{id}/rerun', 409)
+    conforms(
+      v,
+      await call(stack.baseUrl, 'GET', '/admin/v1/error-groups?status=resolved', { admin: true }),
+      'GET',
+      '/admin/v1/error-groups',
+      200,
+    )
+    conforms(
+      v,
+      await call(stack.baseUrl, 'GET', '/admin/v1/error-groups/grp_does_not_exist', { admin: true }),
+      'GET',
+      '/admin/v1/error-groups/{id}',
+      404,
+    )
+    conforms(
+      v,
+      await call(stack.baseUrl, 'POST', '/admin/v1/error-groups/grp_does_not_exist/rerun', { admin: true }),
+      'POST',
+      '/admin/v1/error-groups/{id}/rerun',
+      404,
+    )
   }, 120_000)
 })

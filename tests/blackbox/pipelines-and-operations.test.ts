@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { invoicePdf } from '../fixtures/make-fixtures.ts'
 import { call, fileForm, newWorkspace } from './client.ts'
+import { contractFetch } from './contract.ts'
 import { ADMIN_TOKEN, useStackWithReceiver } from './stack.ts'
 
 const ctx = useStackWithReceiver()
@@ -124,7 +125,7 @@ describe('operator surfaces', () => {
   })
 
   it('the admin API refuses a wrong token (401 nested unauthorized)', async () => {
-    const r = await fetch(`${ctx.stack.baseUrl}/admin/v1/workspaces`, {
+    const r = await contractFetch(ctx.stack.baseUrl, '/admin/v1/workspaces', {
       method: 'POST',
       headers: { Authorization: 'Bearer nope', 'Content-Type': 'application/json' },
       body: '{}',

@@ -1,6 +1,7 @@
 // HTTP/1.1 over a raw TCP socket, so a test sends exactly the bytes it means (malformed, truncated or never-ending
 // bodies) and sees exactly what comes back. Used by tests/blackbox/bad-input.test.ts and the API's multipart unit tests.
 import net from 'node:net'
+import { assertContract } from './contract.ts'
 
 export type RawResponse = {
   /** 0 when no status line arrived before the connection ended. */
@@ -29,9 +30,41 @@ export type RawRequestOptions = {
   /** After writing `body`, end our side (FIN) without waiting; 'destroy' drops the connection abruptly. */
   closeAfterBody?: 'end' | 'destroy'
   timeoutMs?: number
+  /**
+   * Check the response against the OpenAPI document the server itself serves (tests/blackbox/contract.ts), as the
+   * black-box client does for every call: method and path from the request line, the form from its X-API-Key. Only
+   * a complete response has its body checked; a status line without the whole body, its status only; no answer at
+   * all (a client that left first), nothing. Off for servers that are not the Quire API (the multipart unit tests).
+   */
+  contract?: boolean
 }
 
-export function rawRequest(opts: RawRequestOptions): Promise<RawResponse> {
+/** One request over a raw socket; rejects when `contract` is set and the answer does not match the document. */
+export async function rawRequest(opts: RawRequestOptions): Promise<RawResponse> {
+  const res = await exchange(opts)
+  if (opts.contract && res.status > 0) {
+    const [method = '', target = ''] = (opts.head[0] ?? '').split(' ')
+    const header = (name: string) =>
+      opts.head
+        .slice(1)
+        .find((l) => l.toLowerCase().startsWith(`${name}:`))
+        ?.slice(name.length + 1)
+        .trim()
+    const complete = res.ended === 'complete'
+    await assertContract(
+      `http://${opts.host ?? '127.0.0.1'}:${opts.port}`,
+      { method, path: target, key: header('x-api-key') || undefined },
+      {
+        status: res.status,
+        body: res.json ?? res.body,
+        contentType: complete ? (res.headers['content-type'] ?? null) : null,
+      },
+    )
+  }
+  return res
+}
+
+function exchange(opts: RawRequestOptions): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: opts.host ?? '127.0.0.1', port: opts.port })
     const chunks: Buffer[] = []

@@ -64,9 +64,17 @@ async function createStackDatabase(): Promise<string> {
   return url.toString()
 }
 
-export async function startStack(opts: { receiverCa?: string; env?: Record<string, string> } = {}): Promise<Stack> {
+export type StackOptions = {
+  receiverCa?: string
+  env?: Record<string, string>
+  /** Rewrites the database URL the apps get (e.g. to reach PostgreSQL through a proxy the test can cut). */
+  databaseUrlForApps?: (url: string) => string
+}
+
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const port = await freePort()
-  const databaseUrl = await createStackDatabase()
+  const created = await createStackDatabase()
+  const databaseUrl = opts.databaseUrlForApps ? opts.databaseUrlForApps(created) : created
   const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-bb-'))
   let caFile: string | undefined
   if (opts.receiverCa) {
@@ -170,11 +178,11 @@ async function waitForHealth(url: string, child: ChildProcess, log: string[]) {
  * Registers beforeAll/afterAll that start a real HTTPS webhook receiver and a stack trusting it, and stop both.
  * Read `ctx.stack` and `ctx.receiver` inside tests.
  */
-export function useStackWithReceiver(opts: { env?: Record<string, string> } = {}) {
+export function useStackWithReceiver(opts: Omit<StackOptions, 'receiverCa'> = {}) {
   const ctx = {} as { stack: Stack; receiver: HttpsReceiver }
   beforeAll(async () => {
     ctx.receiver = await startHttpsReceiver()
-    ctx.stack = await startStack({ receiverCa: ctx.receiver.ca, env: opts.env })
+    ctx.stack = await startStack({ ...opts, receiverCa: ctx.receiver.ca })
   }, 120_000)
   afterAll(async () => {
     await ctx.stack?.stop()

@@ -7,6 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { contractFetch } from './contract.ts'
 import { freePort } from './stack.ts'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
@@ -81,11 +82,12 @@ describe('npm start', () => {
     expect(token).toMatch(/^[0-9a-f]{64}$/)
     expect(out).toContain(token)
     expect(out).not.toContain('dev-admin-token')
-    const res = await fetch(`http://127.0.0.1:${port}/admin/v1/workspaces/ws_none`, {
+    const api = `http://127.0.0.1:${port}`
+    const res = await contractFetch(api, '/admin/v1/workspaces/ws_none', {
       headers: { Authorization: `Bearer ${token}` },
     })
     expect(res.status).toBe(404)
-    const wrong = await fetch(`http://127.0.0.1:${port}/admin/v1/workspaces/ws_none`, {
+    const wrong = await contractFetch(api, '/admin/v1/workspaces/ws_none', {
       headers: { Authorization: 'Bearer dev-admin-token' },
     })
     expect(wrong.status).toBe(401)
@@ -116,7 +118,7 @@ describe('npm start', () => {
     })
     expect(again).not.toBe(worker)
     expect(childPid('api')).toBe(api)
-    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200)
+    expect((await contractFetch(`http://127.0.0.1:${port}`, '/healthz')).status).toBe(200)
   })
 
   it('Ctrl-C stops every app', async () => {

@@ -1,19 +1,23 @@
 import path from 'node:path'
 import {
   BlobStoreEnv,
+  FileLimitsEnv,
   BoolEnv,
   parseBucketsEnv,
   readOrCreateDevSecret,
   SecretsEnv,
   SharedEnv,
   blobStoreConfig,
+  fileLimitsConfig,
   secretsConfig,
   sharedConfig,
 } from '@quire/config'
+import { configureFileLimits } from '@quire/extraction'
 import { z } from 'zod'
 
 const Env = SharedEnv.extend({
   ...BlobStoreEnv.shape,
+  ...FileLimitsEnv.shape,
   ...SecretsEnv.shape,
   QUIRE_API_PORT: z.coerce.number().int().min(0).default(3000),
   /** Interface to listen on; development stays on loopback unless told otherwise (containers set 0.0.0.0). */
@@ -61,6 +65,7 @@ function load() {
       allowInsecure: env.QUIRE_ALLOW_INSECURE_WEBHOOK_URLS,
     },
     blobStore: blobStoreConfig(env),
+    fileLimits: fileLimitsConfig(env),
     secrets: secretsConfig(env),
     uploadDir: env.QUIRE_UPLOAD_DIR,
     maxFilesPerRequest: env.QUIRE_MAX_FILES_PER_REQUEST,
@@ -71,3 +76,5 @@ function load() {
 
 export type ApiConfig = ReturnType<typeof load>
 export const config: ApiConfig = load()
+// What a file may cost to read holds for every reader in this process (and its parse children) from the start.
+configureFileLimits(config.fileLimits)

@@ -45,7 +45,16 @@ export function queueDashboard(opts: { queues: QueueSet; adminToken: string }): 
       ctx.body = { error: 'NOT_FOUND', message: 'no such dashboard asset', timestamp: new Date().toISOString() }
       return
     }
-    return plugin(ctx, next)
+    // What bull-board has no route for ends here as 404. Passing the app's `next` on would let its error handler
+    // turn the app's own 404/405 into a 500.
+    let unmatched = false
+    await plugin(ctx, async () => {
+      unmatched = true
+    })
+    if (unmatched) {
+      ctx.status = 404
+      ctx.body = { error: 'NOT_FOUND', message: 'no such dashboard page', timestamp: new Date().toISOString() }
+    }
   }
 }
 

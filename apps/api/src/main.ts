@@ -46,9 +46,28 @@ const server = app.listen(config.port, config.host, () => {
   log.info({ port }, `Quire API listening on http://127.0.0.1:${port}`)
 })
 
+let stopping = false
 async function shutdown(signal: string) {
-  log.info({ signal }, 'shutting down')
-  server.close()
+  if (stopping) return
+  stopping = true
+  log.info(
+    { signal, graceMs: config.shutdownGraceMs },
+    'shutting down: no new connections; finishing requests under way',
+  )
+  // Stop accepting, let requests under way finish (idle keep-alive connections close at once); after the grace,
+  // whatever is left is cut.
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+  server.closeIdleConnections()
+  let timer: NodeJS.Timeout | undefined
+  const graceOver = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(true), config.shutdownGraceMs)
+  })
+  const graceExceeded = await Promise.race([closed.then(() => false), graceOver])
+  clearTimeout(timer)
+  if (graceExceeded) {
+    log.warn('shutdown grace ran out; closing the connections left')
+    server.closeAllConnections()
+  }
   await relay.stop()
   await queues.close()
   redis.disconnect()

@@ -1,16 +1,21 @@
 import { WORKER_STAGES, isWorkerStage, type WorkerStage } from '@quire/domain'
 import {
+  BoolEnv,
   BlobStoreEnv,
+  FileLimitsEnv,
   DestinationsEnv,
   SharedEnv,
   blobStoreConfig,
+  fileLimitsConfig,
   destinationsConfig,
   sharedConfig,
 } from '@quire/config'
+import { configureFileLimits } from '@quire/extraction'
 import { z } from 'zod'
 
 const Env = SharedEnv.extend({
   ...BlobStoreEnv.shape,
+  ...FileLimitsEnv.shape,
   ...DestinationsEnv.shape,
   /** Waits between an error group's automatic retries; after the last one a job blocking again escalates it. */
   QUIRE_ERROR_GROUP_RETRY_SCHEDULE_MS: z
@@ -37,6 +42,8 @@ const Env = SharedEnv.extend({
   QUIRE_OCR_WORKERS: z.coerce.number().int().min(1).default(1),
   /** Child processes that parse documents (PDF, rasterising, OCR) off the event loop; 0 parses in-process. */
   QUIRE_PARSE_PROCESSES: z.coerce.number().int().min(0).default(2),
+  /** Run the following stages this process serves right after a stage, without a queue hop (stage chaining). */
+  QUIRE_STAGE_CHAIN: BoolEnv.default(true),
 })
 
 function load() {
@@ -51,12 +58,14 @@ function load() {
     ...sharedConfig(env),
     stages: (requested.length ? requested : WORKER_STAGES) as WorkerStage[],
     blobStore: blobStoreConfig(env),
+    fileLimits: fileLimitsConfig(env),
     destinations: destinationsConfig(env),
     errorGroupRetryScheduleMs: env.QUIRE_ERROR_GROUP_RETRY_SCHEDULE_MS,
     concurrency: env.QUIRE_STAGE_CONCURRENCY,
     lockMs: env.QUIRE_STAGE_LOCK_MS,
     ocrWorkers: env.QUIRE_OCR_WORKERS,
     parseProcesses: env.QUIRE_PARSE_PROCESSES,
+    chainStages: env.QUIRE_STAGE_CHAIN,
     retentionMs: env.QUIRE_JOB_RETENTION_MS,
     syncJobTimeoutMs: env.QUIRE_SYNC_JOB_TIMEOUT_MS,
     sweepIntervalMs: env.QUIRE_SWEEP_INTERVAL_MS,
@@ -66,3 +75,5 @@ function load() {
 
 export type WorkerConfig = ReturnType<typeof load>
 export const config: WorkerConfig = load()
+// What a file may cost to read holds for every reader in this process (and its parse children) from the start.
+configureFileLimits(config.fileLimits)

@@ -1,8 +1,18 @@
 import { createPrisma } from '@quire/db'
 import { createOcrEngine, createParsePool } from '@quire/extraction'
-import { createQueueSet, createRedis, stageQueueName, startOutboxRelay } from '@quire/queues'
+import {
+  createQueueSet,
+  createRedis,
+  drainWorkers,
+  handBackOnCancel,
+  outageTolerant,
+  stageQueueName,
+  startOutboxRelay,
+} from '@quire/queues'
 import { createBlobStore, createDestinations } from '@quire/storage'
+import type { WorkerStage } from '@quire/domain'
 import { Worker } from 'bullmq'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { guardProcess } from '@quire/runtime'
 import pino from 'pino'
 import { config } from './config.ts'
@@ -52,8 +62,20 @@ const sweepers = startJobSweepers({
 })
 startHoldExpirySweeper({ db, log, intervalMs: config.sweepIntervalMs })
 
+const onOutage = (info: { dependency: string; jobId?: string; queue: string }) =>
+  log.warn(info, 'dependency unavailable; job delayed until it returns (no attempt spent)')
+const onHandBack = (info: { jobId?: string; queue: string }) =>
+  log.warn(info, 'shutdown grace ran out; job handed back to the queue')
+
+// Stage chaining: after a stage, the next one runs here at once when this process serves it too.
+const served = new Set(config.stages)
+const serves = (stage: WorkerStage) => config.chainStages && served.has(stage)
+
 const workers = config.stages.map((stage) => {
-  const worker = new Worker(stageQueueName(stage), createStageProcessor(deps, stage), {
+  const processor = handBackOnCancel(outageTolerant(createStageProcessor(deps, stage, serves), { onOutage }), {
+    onHandBack,
+  })
+  const worker = new Worker(stageQueueName(stage), processor, {
     connection: createRedis(config.redisUrl, 'worker'),
     prefix: config.queuePrefix,
     concurrency: config.concurrency,
@@ -63,14 +85,37 @@ const workers = config.stages.map((stage) => {
     settings: { backoffStrategy: (attemptsMade: number) => Math.min(30_000, 1000 * 2 ** (attemptsMade - 1)) },
   })
   worker.on('error', (err) => log.error({ err, stage }, 'worker error'))
+  worker.on('stalled', (jobId) =>
+    log.warn({ jobId, stage }, 'job stalled: its lock expired before the worker renewed it'),
+  )
   return worker
 })
 log.info({ stages: config.stages, concurrency: config.concurrency }, 'stage worker started')
 
+// Event-loop delay: the longest the loop was held in each window (CPU-heavy work belongs in the parse processes).
+// A block near the lock duration loses jobs to the stalled check, so a long one is a warning; every window's figure
+// is logged at debug. The histogram is a libuv timer sampling every 20 ms: cheap.
+const EVENT_LOOP_WINDOW_MS = 5_000
+const EVENT_LOOP_WARN_MS = Math.min(1_000, Math.floor(config.lockMs / 4))
+const loopDelay = monitorEventLoopDelay({ resolution: 20 })
+loopDelay.enable()
+const loopSampler = setInterval(() => {
+  const maxMs = Math.round(loopDelay.max / 1e6)
+  const info = { maxMs, p99Ms: Math.round(loopDelay.percentile(99) / 1e6), windowMs: EVENT_LOOP_WINDOW_MS }
+  loopDelay.reset()
+  if (maxMs >= EVENT_LOOP_WARN_MS) log.warn(info, 'event loop blocked')
+  else log.debug(info, 'event loop delay')
+}, EVENT_LOOP_WINDOW_MS)
+loopSampler.unref()
+
+let stopping = false
 async function shutdown(signal: string) {
-  log.info({ signal }, 'shutting down')
+  if (stopping) return
+  stopping = true
+  log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: no new jobs; finishing the jobs under way')
   sweepers.stop()
-  await Promise.all(workers.map((w) => w.close()))
+  const { graceExceeded } = await drainWorkers(workers, config.shutdownGraceMs)
+  log.info({ graceExceeded }, graceExceeded ? 'grace ran out; unfinished jobs handed back' : 'jobs under way finished')
   await relay.stop()
   await queues.close()
   await ocr.close()

@@ -1,5 +1,14 @@
 import { createPrisma } from '@quire/db'
-import { createQueueSet, createRedis, DELIVERY_QUEUE, FANOUT_QUEUE, startOutboxRelay } from '@quire/queues'
+import {
+  createQueueSet,
+  createRedis,
+  DELIVERY_QUEUE,
+  drainWorkers,
+  FANOUT_QUEUE,
+  handBackOnCancel,
+  outageTolerant,
+  startOutboxRelay,
+} from '@quire/queues'
 import { createGuardedDispatcher } from '@quire/webhooks'
 import { Worker } from 'bullmq'
 import { guardProcess } from '@quire/runtime'
@@ -31,24 +40,46 @@ const dispatcher = createGuardedDispatcher({
   ca: config.ca,
 })
 
-const workerOpts = () => ({ connection: createRedis(config.redisUrl, 'worker'), prefix: config.queuePrefix })
+const onOutage = (info: { dependency: string; jobId?: string; queue: string }) =>
+  log.warn(info, 'dependency unavailable; job delayed until it returns (no attempt spent)')
+const onHandBack = (info: { jobId?: string; queue: string }) =>
+  log.warn(info, 'shutdown grace ran out; job handed back to the queue')
+// A stall means this process died mid-job (kill -9, OOM), never that the job is bad: fan-out and delivery are
+// idempotent per event and delivery id, so a stalled job is always handed back, never failed by BullMQ (a failed job
+// under its deterministic id would leave PostgreSQL's pending row waiting for the requeue sweep).
+const STALLS_TOLERATED = 1_000
+const workerOpts = () => ({
+  connection: createRedis(config.redisUrl, 'worker'),
+  prefix: config.queuePrefix,
+  maxStalledCount: STALLS_TOLERATED,
+})
 const workers = [
-  new Worker(FANOUT_QUEUE, createFanoutProcessor({ db, publicUrl: config.publicUrl, onCommit: relay.kick }), {
-    ...workerOpts(),
-    concurrency: 5,
-  }),
+  new Worker(
+    FANOUT_QUEUE,
+    handBackOnCancel(
+      outageTolerant(createFanoutProcessor({ db, publicUrl: config.publicUrl, onCommit: relay.kick }), { onOutage }),
+      { onHandBack },
+    ),
+    { ...workerOpts(), concurrency: 5 },
+  ),
   new Worker(
     DELIVERY_QUEUE,
-    createDeliveryProcessor({
-      db,
-      secrets,
-      log,
-      dispatcher,
-      timeoutMs: config.timeoutMs,
-      connectTimeoutMs: config.connectTimeoutMs,
-      retry: config.retry,
-      onCommit: relay.kick,
-    }),
+    handBackOnCancel(
+      outageTolerant(
+        createDeliveryProcessor({
+          db,
+          secrets,
+          log,
+          dispatcher,
+          timeoutMs: config.timeoutMs,
+          connectTimeoutMs: config.connectTimeoutMs,
+          retry: config.retry,
+          onCommit: relay.kick,
+        }),
+        { onOutage },
+      ),
+      { onHandBack },
+    ),
     // A delivery can wait 30 s for a slow receiver; the lock must outlast it.
     {
       ...workerOpts(),
@@ -60,9 +91,16 @@ const workers = [
 for (const w of workers) w.on('error', (err) => log.error({ err }, 'worker error'))
 log.info('webhook dispatcher started')
 
+let stopping = false
 async function shutdown(signal: string) {
-  log.info({ signal }, 'shutting down')
-  await Promise.all(workers.map((w) => w.close()))
+  if (stopping) return
+  stopping = true
+  log.info(
+    { signal, graceMs: config.shutdownGraceMs },
+    'shutting down: no new jobs; finishing the deliveries under way',
+  )
+  const { graceExceeded } = await drainWorkers(workers, config.shutdownGraceMs)
+  log.info({ graceExceeded }, graceExceeded ? 'grace ran out; unfinished jobs handed back' : 'jobs under way finished')
   await relay.stop()
   await queues.close()
   await dispatcher.close()

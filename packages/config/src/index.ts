@@ -21,6 +21,11 @@ export const SharedEnv = z.object({
   QUIRE_STAGE_ATTEMPTS: z.coerce.number().int().min(1).default(3),
   /** Outbox rows already handed to BullMQ are deleted this long after dispatch (by every process's relay). */
   QUIRE_OUTBOX_RETENTION_MS: z.coerce.number().int().min(0).default(3_600_000),
+  /**
+   * On SIGTERM/SIGINT: how long in-flight work may take to finish (API requests, stage and webhook jobs) before what
+   * is left is handed back to the queue for another process.
+   */
+  QUIRE_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(25_000),
 })
 export type SharedEnv = z.infer<typeof SharedEnv>
 
@@ -34,6 +39,7 @@ export function sharedConfig(env: SharedEnv) {
     logLevel: env.QUIRE_LOG_LEVEL,
     stageAttempts: env.QUIRE_STAGE_ATTEMPTS,
     outboxRetentionMs: env.QUIRE_OUTBOX_RETENTION_MS,
+    shutdownGraceMs: env.QUIRE_SHUTDOWN_GRACE_MS,
   }
 }
 
@@ -52,3 +58,4 @@ export { DEV_SECRETS_KEY_FILE, SecretsEnv, secretsConfig } from './secrets.ts'
 export type { SecretsConfig } from './secrets.ts'
 export { readOrCreateDevSecret } from './dev-secret.ts'
 export { DestinationsEnv, destinationsConfig } from './destinations.ts'
+export { FileLimitsEnv, fileLimitsConfig } from './file-limits.ts'

@@ -31,7 +31,7 @@ export type { JobListFilters } from './jobs/read-jobs.ts'
 export { cancelJob } from './jobs/cancel-job.ts'
 export type { JobView } from './jobs/job-view.ts'
 export { toJobView, JOB_VIEW_INCLUDE } from './jobs/job-view.ts'
-export { runStage, failJob } from './stages/run-stage.ts'
+export { runStage, runStages, failJob } from './stages/run-stage.ts'
 export type { StageRunResult } from './stages/run-stage.ts'
 export type { StageDeps } from './stages/stage-context.ts'
 export {
@@ -67,3 +67,4 @@ export {
 } from './jobs/error-groups.ts'
 export type { ErrorGroupView } from './jobs/error-groups.ts'
 export { OperatorFixableError, isOperatorFixable } from './stages/stage-failures.ts'
+export { clientMessage, internalErrorMessage } from './stages/client-message.ts'

@@ -1,4 +1,5 @@
 import mammoth from 'mammoth'
+import { inspectDocx } from './docx-limits.ts'
 import { ExtractionError } from './errors.ts'
 import { readZipEntry } from './read-zip-entry.ts'
 
@@ -15,8 +16,12 @@ export async function readDocxStoredPageCount(path: string): Promise<number | nu
   return Number.isSafeInteger(pages) && pages > 0 ? pages : null
 }
 
-/** The document's plain text (mammoth raw text), with blank-line runs collapsed and trimmed. */
+/**
+ * The document's plain text (mammoth raw text), with blank-line runs collapsed and trimmed. The archive is walked
+ * under the file limits first (inspectDocx): mammoth inflates and parses whatever the file holds.
+ */
 export async function readDocxText(path: string): Promise<string> {
+  await inspectDocx(path)
   let raw: string
   try {
     raw = (await mammoth.extractRawText({ path })).value

@@ -1,5 +1,7 @@
+import { open } from 'node:fs/promises'
 import sharp from 'sharp'
 import { ExtractionError } from './errors.ts'
+import { fileLimits, megapixels } from './file-limits.ts'
 import type { FileType } from './file-types.ts'
 
 /** Images smaller than this (longest side, px) are upscaled 2× before OCR; small text OCRs badly. */
@@ -11,7 +13,8 @@ const MAX_OCR_SIDE = 6000
 export async function countImagePages(path: string, type: FileType): Promise<number> {
   if (type !== 'tiff') return 1
   try {
-    const meta = await sharp(path).metadata()
+    // The header only (the IFD chain): no page is decoded.
+    const meta = await sharp(path, { limitInputPixels: fileLimits().maxImagePixels }).metadata()
     return Math.max(1, meta.pages ?? 1)
   } catch (error) {
     throw new ExtractionError('corrupt_file', `TIFF could not be read: ${(error as Error).message}`, { cause: error })
@@ -24,9 +27,13 @@ export async function countImagePages(path: string, type: FileType): Promise<num
  * `pageIndex` is 0-based and only meaningful for multi-page TIFF.
  */
 export async function imagePageForOcr(path: string, type: FileType, pageIndex = 0): Promise<string | Buffer> {
-  if (type === 'bmp') return path
+  const { maxImagePixels } = fileLimits()
+  if (type === 'bmp') {
+    await checkBmpPixels(path)
+    return path
+  }
   try {
-    const image = sharp(path, { page: type === 'tiff' ? pageIndex : 0, limitInputPixels: 300_000_000 })
+    const image = sharp(path, { page: type === 'tiff' ? pageIndex : 0, limitInputPixels: maxImagePixels })
     const meta = await image.metadata()
     const width = meta.width ?? 0
     const height = meta.pageHeight ?? meta.height ?? 0
@@ -46,6 +53,38 @@ export async function imagePageForOcr(path: string, type: FileType, pageIndex = 
       meta.density && meta.density >= 70 ? meta.density * scale : Math.min(600, Math.max(100, (width * scale) / 8.27))
     return await pipeline.withDensity(Math.round(density)).png().toBuffer()
   } catch (error) {
+    if (isPixelLimitError(error)) {
+      throw new ExtractionError('too_large', `Image has more than ${megapixels(maxImagePixels)}`, { cause: error })
+    }
     throw new ExtractionError('corrupt_file', `Image could not be read: ${(error as Error).message}`, { cause: error })
+  }
+}
+
+/** sharp refused an image for `limitInputPixels` ("Input image exceeds pixel limit"), before decoding it. */
+export function isPixelLimitError(error: unknown): boolean {
+  return /pixel limit/i.test((error as Error)?.message ?? '')
+}
+
+/**
+ * A BMP (which sharp cannot decode; tesseract reads it whole) held to the pixel limit from its header: with RLE
+ * compression a small file can declare any size. Throws ExtractionError `too_large`, or `corrupt_file` when the
+ * header is not a BMP's.
+ */
+export async function checkBmpPixels(path: string): Promise<void> {
+  const handle = await open(path, 'r')
+  const head = Buffer.alloc(26)
+  try {
+    await handle.read(head, 0, head.length, 0)
+  } finally {
+    await handle.close()
+  }
+  if (head.toString('latin1', 0, 2) !== 'BM') throw new ExtractionError('corrupt_file', 'BMP header is damaged')
+  const dibSize = head.readUInt32LE(14)
+  // BITMAPCOREHEADER (12 bytes) has 16-bit sizes; every later header 32-bit signed ones (a negative height is top-down).
+  const width = dibSize === 12 ? head.readUInt16LE(18) : Math.abs(head.readInt32LE(18))
+  const height = dibSize === 12 ? head.readUInt16LE(20) : Math.abs(head.readInt32LE(22))
+  const { maxImagePixels } = fileLimits()
+  if (width * height > maxImagePixels) {
+    throw new ExtractionError('too_large', `BMP image has more than ${megapixels(maxImagePixels)}`)
   }
 }

@@ -1,28 +1,52 @@
 // A child process of the parse pool (parse-pool.ts): runs parseDocument for its parent, one request at a time, so
 // PDF parsing, rasterising and OCR never hold the parent's event loop. The OCR engine is started once and reused.
+import { readFileSync } from 'node:fs'
 import { isExtractionError } from './errors.ts'
+import { configureFileLimits, type FileLimits } from './file-limits.ts'
 import type { FileType } from './file-types.ts'
 import { createOcrEngine } from './ocr.ts'
 import { parseDocument } from './parse-document.ts'
 
-type Request = { id: number; path: string; type: FileType }
+type Request = { id: number; path: string; type: FileType; limits?: Partial<FileLimits> }
 
 const ocr = createOcrEngine({ workers: Math.max(1, Number(process.env.QUIRE_OCR_WORKERS ?? 1) || 1) })
 
-process.on('message', async (msg: Request) => {
-  const before = process.cpuUsage()
+/**
+ * CPU (ms) of the processes this one started and has reaped (pdftoppm): cutime + cstime of /proc/self/stat, in
+ * USER_HZ ticks (100 per second on Linux). process.cpuUsage() counts only this process (all its threads, so the
+ * tesseract.js workers); 0 where /proc is not there.
+ */
+function reapedChildrenCpuMs(): number {
   try {
+    const stat = readFileSync('/proc/self/stat', 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    // fields[0] is field 3 (state) of proc(5): cutime is field 16, cstime field 17.
+    const ms = (Number(fields[13]) + Number(fields[14])) * 10
+    return Number.isFinite(ms) ? ms : 0
+  } catch {
+    return 0
+  }
+}
+
+/** CPU (ms) this request used: this process's since `before`, plus that of the processes it ran meanwhile. */
+function cpuSince(before: { self: NodeJS.CpuUsage; children: number }): number {
+  const self = process.cpuUsage(before.self)
+  return Math.round((self.user + self.system) / 1000) + Math.max(0, reapedChildrenCpuMs() - before.children)
+}
+
+process.on('message', async (msg: Request) => {
+  const before = { self: process.cpuUsage(), children: reapedChildrenCpuMs() }
+  try {
+    configureFileLimits(msg.limits)
     const result = await parseDocument(msg.path, msg.type, { ocr })
-    const cpu = process.cpuUsage(before)
     process.send?.({
       id: msg.id,
       ok: true,
       result,
-      cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+      cpuMs: cpuSince(before),
       rss: process.memoryUsage().rss,
     })
   } catch (err) {
-    const cpu = process.cpuUsage(before)
     process.send?.({
       id: msg.id,
       ok: false,
@@ -31,7 +55,7 @@ process.on('message', async (msg: Request) => {
         message: (err as Error)?.message ?? String(err),
         code: isExtractionError(err) ? err.code : undefined,
       },
-      cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+      cpuMs: cpuSince(before),
       rss: process.memoryUsage().rss,
     })
   }

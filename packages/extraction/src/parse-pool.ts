@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { ExtractionError, type ExtractionErrorCode } from './errors.ts'
 import type { FileType } from './file-types.ts'
 import type { ParsedDocument } from './parse-document.ts'
+import { fileLimits } from './file-limits.ts'
 
 export type ParsePoolOptions = {
   /** Child processes parsing at once (each runs its own OCR engine). Default 1. */
@@ -16,7 +17,10 @@ export type ParsePoolOptions = {
 }
 
 export type ParseOutcome = ParsedDocument & {
-  /** CPU time (user + system) the child spent on this document, OCR threads included. */
+  /**
+   * CPU time (user + system) spent on this document: the child's, OCR threads included, and that of the processes it
+   * ran for it (pdftoppm). A rejected parse carries the same figure as `cpuMs` on its error.
+   */
   cpuMs: number
   /** The child's resident memory after the request. */
   rssBytes: number
@@ -79,8 +83,13 @@ export function createParsePool(opts: ParsePoolOptions = {}): ParsePool {
       slot.pending.delete(reply.id)
       if (reply.rss > maxRss) retire(slot)
       if (reply.ok) p.resolve({ ...reply.result, cpuMs: reply.cpuMs, rssBytes: reply.rss })
-      else if (reply.error.code) p.reject(new ExtractionError(reply.error.code, reply.error.message))
-      else p.reject(Object.assign(new Error(reply.error.message), { name: reply.error.name }))
+      else {
+        // A failed request cost CPU too: the error carries it (`cpuMs`) for a caller that accounts for it.
+        const err = reply.error.code
+          ? new ExtractionError(reply.error.code, reply.error.message)
+          : Object.assign(new Error(reply.error.message), { name: reply.error.name })
+        p.reject(Object.assign(err, { cpuMs: reply.cpuMs }))
+      }
     })
     child.on('exit', (code, signal) => {
       if (slot.child === child) slot.child = null
@@ -123,7 +132,8 @@ export function createParsePool(opts: ParsePoolOptions = {}): ParsePool {
         const id = nextId++
         return await new Promise<ParseOutcome>((resolve, reject) => {
           slot.pending.set(id, { resolve, reject })
-          child.send({ id, path, type })
+          // The child reads under this process's file limits (configured from its environment).
+          child.send({ id, path, type, limits: fileLimits() })
         })
       } finally {
         release(slot)

@@ -75,5 +75,11 @@ export async function rasterisePdfPage(options: {
   }
 
   const png = await renderPageAsImage(doc, pageNumber, { canvasImport: importCanvas, scale: dpi / 72 })
-  return sharp(Buffer.from(png)).flatten({ background: '#ffffff' }).greyscale().withDensity(dpi).png().toBuffer()
+  // Quire's own rendering, at most MAX_RENDER_PIXELS on its longest side: held to that bound.
+  return sharp(Buffer.from(png), { limitInputPixels: MAX_RENDER_PIXELS * MAX_RENDER_PIXELS })
+    .flatten({ background: '#ffffff' })
+    .greyscale()
+    .withDensity(dpi)
+    .png()
+    .toBuffer()
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { createPrisma, type Db } from '@quire/db'
+import { Worker } from 'bullmq'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { stageQueueName } from './catalog.ts'
 import { createRedis } from './connection.ts'
@@ -56,6 +57,48 @@ describe('transactional outbox', () => {
     expect(await db.outboxMessage.count({ where: { jobKey: key, dispatchedAt: null } })).toBe(1)
     while ((await relayOutboxOnce(db, queues)) > 0) {}
     expect(await db.outboxMessage.count({ where: { jobKey: key, dispatchedAt: null } })).toBe(0)
+  })
+
+  it('a requeue replaces a job BullMQ failed without PostgreSQL knowing; a plain write leaves it failed', async () => {
+    const jobId = `job_${randomBytes(6).toString('hex')}`
+    const key = `${jobId}.validate`
+    const q = queues.get(stageQueueName('validate'))
+    // The stage failed in BullMQ (as during a database outage): the job sits in `failed` under its deterministic id.
+    await db.$transaction((tx) => outbox.stage(tx, { stage: 'validate', jobId }))
+    while ((await relayOutboxOnce(db, queues)) > 0) {}
+    const worker = new Worker(
+      q.name,
+      async () => {
+        throw new Error('database unreachable')
+      },
+      {
+        connection: createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'worker'),
+        prefix,
+        settings: { backoffStrategy: () => 1 },
+      },
+    )
+    try {
+      const deadline = Date.now() + 10_000
+      while ((await q.getJobState(key)) !== 'failed' && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50))
+    } finally {
+      await worker.close()
+    }
+    expect(await q.getJobState(key)).toBe('failed')
+
+    await db.$transaction((tx) => outbox.stage(tx, { stage: 'validate', jobId }))
+    while ((await relayOutboxOnce(db, queues)) > 0) {}
+    expect(await q.getJobState(key)).toBe('failed')
+
+    await db.$transaction((tx) => outbox.stage(tx, { stage: 'validate', jobId }, { replaceFinished: true }))
+    while ((await relayOutboxOnce(db, queues)) > 0) {}
+    expect(['waiting', 'prioritized']).toContain(await q.getJobState(key))
+
+    // Work BullMQ still holds is left alone: a second requeue does not add a copy.
+    await db.$transaction((tx) => outbox.stage(tx, { stage: 'validate', jobId }, { replaceFinished: true }))
+    while ((await relayOutboxOnce(db, queues)) > 0) {}
+    const held = await q.getJobs(['waiting', 'prioritized', 'delayed', 'active'])
+    expect(held.filter((j) => j.id === key)).toHaveLength(1)
   })
 
   it('prunes rows dispatched longer ago than the retention, and never a pending row however old', async () => {

@@ -9,6 +9,7 @@ type OutboxRow = {
   payload: Record<string, unknown>
   priority: number | null
   delay_ms: number | null
+  replace_finished: boolean
 }
 
 /**
@@ -24,12 +25,13 @@ export async function relayOutboxOnce(
 ): Promise<number> {
   return db.$transaction(async (tx) => {
     const rows = await tx.$queryRaw<OutboxRow[]>`
-      SELECT id, queue, name, job_key, payload, priority, delay_ms FROM outbox
+      SELECT id, queue, name, job_key, payload, priority, delay_ms, replace_finished FROM outbox
       WHERE dispatched_at IS NULL ORDER BY id LIMIT ${batchSize} FOR UPDATE SKIP LOCKED`
     if (rows.length === 0) return 0
     const byQueue = new Map<string, OutboxRow[]>()
     for (const r of rows) byQueue.set(r.queue, [...(byQueue.get(r.queue) ?? []), r])
     for (const [queue, list] of byQueue) {
+      await withTimeout(redisTimeoutMs, removeFinished(queues, queue, list))
       // BullMQ waits for a connection indefinitely; bound it so a Redis outage fails the pass (rows stay) instead of
       // holding the transaction open.
       await withTimeout(
@@ -49,7 +51,20 @@ export async function relayOutboxOnce(
   })
 }
 
+/** Clears the way for a requeue: a finished job under the same id would turn the add into a no-op. */
+async function removeFinished(queues: QueueSet, queue: string, rows: OutboxRow[]): Promise<void> {
+  for (const r of rows) {
+    if (!r.replace_finished) continue
+    const existing = await queues.get(queue).getJob(r.job_key)
+    if (!existing) continue
+    const state = await existing.getState()
+    if (state === 'failed' || state === 'completed') await existing.remove()
+  }
+}
+
 export type OutboxRelay = { kick(): void; stop(): Promise<void> }
+
+const RELAY_BATCH = 200
 
 /** Default age after which dispatched rows are deleted (`QUIRE_OUTBOX_RETENTION_MS`). */
 const OUTBOX_RETENTION_MS = 3_600_000
@@ -81,7 +96,9 @@ export function startOutboxRelay(opts: {
     do {
       again = false
       try {
-        while ((await relayOutboxOnce(opts.db, opts.queues)) > 0 && !stopped) {}
+        // A short batch means the table was drained at that moment; rows committed since then come with their own
+        // kick (`again`), so no extra empty pass is needed to find out.
+        while ((await relayOutboxOnce(opts.db, opts.queues, RELAY_BATCH)) === RELAY_BATCH && !stopped) {}
       } catch (err) {
         opts.onError?.(err)
       }

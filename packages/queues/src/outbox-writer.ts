@@ -15,10 +15,19 @@ type OutboxMessage = {
   payload: Record<string, unknown>
   priority?: number
   delayMs?: number
+  replaceFinished?: boolean
 }
 
 /** Applies to every message of one write. */
-export type EnqueueOptions = { priority?: Priority; delayMs?: number }
+export type EnqueueOptions = {
+  priority?: Priority
+  delayMs?: number
+  /**
+   * For a requeue of work PostgreSQL still waits for: a BullMQ job under the same id that already finished (failed
+   * or completed) is stale and is replaced. Work BullMQ still holds (waiting, delayed, active) is left alone.
+   */
+  replaceFinished?: boolean
+}
 
 export type OutboxWrite<Input> = (tx: Tx, work: Input | readonly Input[], opts?: EnqueueOptions) => Promise<void>
 
@@ -29,8 +38,17 @@ export type OutboxWriters = { [K in keyof QueueCatalog]: OutboxWrite<CatalogInpu
  * Queue work is written to the outbox in the caller's transaction, so it commits (or not) together with the state
  * change that caused it. The relay moves it to BullMQ. Untyped, so not exported: producers use `outbox.<kind>`.
  */
+let writes = 0
+
+/**
+ * How many outbox writes this process has made. A caller that reads it before and after its transaction knows
+ * whether a relay pass after the commit can find anything: `kick` only then (a pass costs three statements).
+ */
+export const outboxWriteCount = () => writes
+
 async function writeOutbox(tx: Tx, list: readonly OutboxMessage[]): Promise<void> {
   if (list.length === 0) return
+  writes++
   await tx.outboxMessage.createMany({
     data: list.map((m) => ({
       queue: m.queue,
@@ -39,6 +57,7 @@ async function writeOutbox(tx: Tx, list: readonly OutboxMessage[]): Promise<void
       payload: m.payload as object,
       priority: m.priority ?? null,
       delayMs: m.delayMs ?? null,
+      replaceFinished: m.replaceFinished ?? false,
     })),
   })
 }
@@ -59,6 +78,7 @@ function writerFor<Input, Payload extends Record<string, unknown>>(
           payload: entry.payload.parse(address.payload),
           priority: opts.priority ? PRIORITY[opts.priority] : undefined,
           delayMs: opts.delayMs,
+          replaceFinished: opts.replaceFinished,
         }
       }),
     )

@@ -1,5 +1,5 @@
 import { DomainError, isDomainError } from '@quire/domain'
-import { dependencyDown } from './outage.ts'
+import { dependencyDown } from '@quire/runtime'
 
 /**
  * Body-parser failures (formidable for multipart, co-body/raw-body/zlib for JSON) as domain errors with stable codes.
@@ -101,7 +101,8 @@ function fromFormidable(code: number, limits: BodyLimits): DomainError {
 export function fromBodyError(err: unknown, limits: BodyLimits = {}): DomainError | null {
   const e = asRecord(err)
   if (isFormidableError(err)) return fromFormidable(e.code as number, limits)
-  if (typeof e.code === 'string' && /^Z_/.test(e.code)) {
+  // zlib (gzip, deflate: Z_DATA_ERROR ...) and brotli (ERR__ERROR_FORMAT_..., ERR_BROTLI_...) decoder errors.
+  if (typeof e.code === 'string' && /^(Z_|ERR__ERROR_|ERR_BROTLI)/.test(e.code)) {
     return new DomainError(
       'MALFORMED_REQUEST',
       'the request body could not be decompressed (Content-Encoding does not match the body)',

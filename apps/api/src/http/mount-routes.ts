@@ -90,12 +90,18 @@ function rejectNulInPath(spec: RouteSpec, ctx: Ctx) {
   throw new DomainError(notFound ?? 'VALIDATION_ERROR', notFound ? 'no such resource' : 'a path segment contains NUL')
 }
 
+/** No Quire input nests anywhere near this deep; deeper is refused rather than walked (or passed on unchecked). */
+const MAX_DEPTH = 64
+
 function rejectNul(value: unknown, where: string, depth = 0): void {
+  if (depth > MAX_DEPTH && value !== null && typeof value === 'object') {
+    throw new DomainError('VALIDATION_ERROR', `${where}: nested deeper than ${MAX_DEPTH} levels`)
+  }
   if (typeof value === 'string') {
     if (value.includes(NUL)) throw new DomainError('VALIDATION_ERROR', `${where}: text may not contain NUL characters`)
   } else if (Array.isArray(value)) {
     for (const v of value) rejectNul(v, where, depth + 1)
-  } else if (value && typeof value === 'object' && depth < 64) {
+  } else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
       rejectNul(k, where, depth + 1)
       rejectNul(v, `${where}.${k}`, depth + 1)

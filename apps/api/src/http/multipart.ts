@@ -40,8 +40,9 @@ type Parsed = {
 
 /**
  * multipart/form-data bodies (POST /v1/jobs), each file part streamed to its own temporary file (never whole in
- * memory) with the per-file limit enforced while the part streams. On success `ctx.request.body` holds the text fields and
- * `ctx.request.files` the files (a name sent once is a single value, as koa-body gives it; use fieldsOf / filesOf).
+ * memory) with the per-file limit enforced while the part streams. On success `ctx.request.body` holds the text
+ * fields and `ctx.request.files` the files (a name sent once is a single value, as koa-body gives it; use fieldsOf /
+ * filesOf).
  *
  * Every failure is a flat 4xx with a stable code (see README, "Bad input"). Whatever happens, every temporary file
  * the request created is closed and removed before the response is sent — files moved to blob storage by the route
@@ -79,9 +80,10 @@ export function multipartMiddleware(opts: MultipartOptions): Middleware {
         })
         if (unknown.length > 0) {
           const allowed = [`${accepted.fileField} (file parts)`, ...accepted.text].join(', ')
+          const plural = unknown.length > 1 ? 's' : ''
           throw new DomainError(
             'UNKNOWN_PARAMETER',
-            `unknown parameter${unknown.length > 1 ? 's' : ''} ${describeNames(unknown)}; this endpoint accepts ${allowed}` +
+            `unknown parameter${plural} ${describeNames(unknown)}; this endpoint accepts ${allowed}` +
               (accepted.query.length
                 ? ' (text parameters also in the query string)'
                 : ' (as form fields, not in the query string)'),

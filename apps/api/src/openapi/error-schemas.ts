@@ -47,7 +47,8 @@ export const ERROR_DESCRIPTIONS: Record<DomainErrorCode, string> = {
   VERSION_NOT_FOUND: 'the requested pipeline version does not exist.',
   WEBHOOK_NAME_CONFLICT: 'the webhook name is already used in the workspace.',
   FILE_TOO_LARGE: 'an upload exceeds 100 MB.',
-  PIPELINE_FILE_TOO_LARGE: 'a file exceeds the pipeline’s own size limit (`accept.max_file_mb`).',
+  PIPELINE_FILE_TOO_LARGE:
+    'a file exceeds the pipeline’s own size limit (`accept.max_file_mb`), or a PDF or TIFF has more pages than Quire reads (`details.pages`, `details.max_pages`).',
   UNSUPPORTED_FILE_TYPE: 'the file type (decided by content) is not accepted by the platform or the pipeline.',
   INVALID_PARAMETER: 'a parameter is missing or out of range; `details.issues` names each one.',
   INVALID_METADATA: '`metadata` is not a JSON object of at most 20 string values.',

@@ -1,4 +1,4 @@
-import { CursorPage, ExtractedData, Timestamp } from '@quire/forms'
+import { API_FORMS, CursorPage, ExtractedData, Timestamp } from '@quire/forms'
 import { z } from 'zod'
 
 /**
@@ -62,7 +62,7 @@ export const Workspace = z
   .object({
     id: z.string(),
     name: z.string(),
-    api_form: z.enum(['A', 'B']),
+    api_form: z.enum(API_FORMS),
     spending_cap: z.number().int().nullable(),
     default_pipeline_id: z.string().nullable(),
     credits: z.object({ available: z.number().int(), reserved: z.number().int(), spent: z.number().int() }),

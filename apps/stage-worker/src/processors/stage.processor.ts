@@ -1,23 +1,27 @@
-import { blockJob, failJob, isOperatorFixable, runStage, type StageDeps } from '@quire/core'
+import { blockJob, failJob, internalErrorMessage, isOperatorFixable, runStages, type StageDeps } from '@quire/core'
 import { isDomainError, type WorkerStage } from '@quire/domain'
 import { StageJobPayload } from '@quire/queues'
 import type { Job } from 'bullmq'
 import type { Logger } from 'pino'
 
 /**
- * One processor per stage queue: parse the payload, run the stage. A failure an operator can fix parks the job in
+ * One processor per stage queue: parse the payload, run the stage and, without a queue hop, the stages after it that
+ * this process also serves (`serves`; see runStages). A failure an operator can fix parks the job in
  * its error group (retried on the group's schedule, not by BullMQ); a domain error is permanent; anything else is
  * retried by BullMQ until the attempts are spent, and then the job fails with its whole hold released.
  */
 export function createStageProcessor(
   deps: StageDeps & { log: Logger; errorGroupRetryScheduleMs: readonly number[] },
-  stage: WorkerStage,
+  queueStage: WorkerStage,
+  serves: (stage: WorkerStage) => boolean = () => false,
 ) {
   return async (job: Job) => {
     const { jobId } = StageJobPayload.parse(job.data)
+    // The stage running now: the queue's own, or one the chain went on to.
+    let stage = queueStage
     try {
-      const result = await runStage(deps, { jobId, stage })
-      deps.log.debug({ jobId, stage, result }, 'stage run')
+      const result = await runStages(deps, { jobId, stage, serves, onStage: (s) => (stage = s) })
+      deps.log.debug({ jobId, queueStage, stage, result }, 'stages run')
       return result
     } catch (err) {
       if (isOperatorFixable(err)) {
@@ -38,7 +42,8 @@ export function createStageProcessor(
         jobId,
         stage,
         code: isDomainError(err) ? err.code : 'stage_error',
-        message: (err as Error).message ?? String(err),
+        // A domain error is written for the client; anything else is Quire's fault and stays in this log line.
+        message: isDomainError(err) ? err.message : internalErrorMessage(stage),
       })
       return 'failed'
     }

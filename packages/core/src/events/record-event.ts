@@ -32,23 +32,41 @@ export type EventInput = {
   data?: Record<string, unknown>
 }
 
-/** Writes events and their fan-out work in the caller's transaction (transactional outbox). */
+/**
+ * Writes events and their fan-out work in the caller's transaction (transactional outbox). An event of a workspace
+ * that has no webhook at this moment can reach no receiver (a webhook created later is not owed earlier events), so
+ * it is stored as already fanned out and never becomes queue work.
+ */
 export async function recordEvents(tx: Tx, events: EventInput[]): Promise<string[]> {
   if (events.length === 0) return []
+  // Timestamps are UTC wall-clock values in `timestamp` columns, as Prisma writes them (never the server's zone).
+  const now = new Date().toISOString()
   const rows = events.map((e) => ({
     id: newId('evt'),
-    workspaceId: e.workspaceId,
+    workspace_id: e.workspaceId,
     type: e.type,
-    jobId: e.jobId ?? null,
-    documentId: e.documentId ?? null,
+    job_id: e.jobId ?? null,
+    document_id: e.documentId ?? null,
     stage: e.stage ?? null,
     transition: e.transition ?? null,
-    data: (e.data ?? {}) as object,
+    data: e.data ?? {},
+    created_at: now,
   }))
-  await tx.event.createMany({ data: rows })
+  // One statement on the hot path (every stage records events): the webhook check happens in the INSERT itself,
+  // so it sees the same webhooks a separate read in this transaction would.
+  const written = await tx.$queryRaw<{ id: string; owed: boolean }[]>`
+    INSERT INTO events (id, workspace_id, job_id, document_id, type, stage, transition, data, created_at, fanned_out_at)
+    SELECT e.id, e.workspace_id, e.job_id, e.document_id, e.type, e.stage, e.transition, e.data, e.created_at,
+           CASE WHEN EXISTS (SELECT 1 FROM webhooks w WHERE w.workspace_id = e.workspace_id) THEN NULL
+                ELSE e.created_at END
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS e(
+      id text, workspace_id text, job_id text, document_id text, type text, stage text, transition text, data jsonb,
+      created_at timestamp(3))
+    RETURNING id, fanned_out_at IS NULL AS owed`
+  const owed = new Set(written.filter((r) => r.owed).map((r) => r.id))
   await outbox.fanout(
     tx,
-    rows.map((r) => ({ eventId: r.id })),
+    rows.filter((r) => owed.has(r.id)).map((r) => ({ eventId: r.id })),
   )
   return rows.map((r) => r.id)
 }

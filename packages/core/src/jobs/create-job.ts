@@ -1,5 +1,5 @@
 import { creditsForPages, DomainError, newId } from '@quire/domain'
-import type { Db } from '@quire/db'
+import type { Db, JobFile, StageRun } from '@quire/db'
 import { reserveCredits } from '@quire/ledger'
 import { outbox, type Priority } from '@quire/queues'
 import type { BlobStore } from '@quire/storage'
@@ -44,6 +44,35 @@ export async function createJob(opts: {
     blobKey: `${opts.workspaceId}/${jobId}/${position}`,
   }))
   for (const f of stored) await opts.blobs.putFile(f.blobKey, f.tempPath)
+  // Every column given explicitly (no database defaults), so these objects are exactly the rows written.
+  const now = new Date()
+  const files: JobFile[] = stored.map((f) => ({
+    id: newId('file'),
+    jobId,
+    position: f.position,
+    fileName: f.fileName,
+    fileType: f.fileType,
+    mimeType: f.mimeType,
+    sizeBytes: f.sizeBytes,
+    pageCount: f.pageCount,
+    blobKey: f.blobKey,
+  }))
+  const stageRuns: StageRun[] = [
+    {
+      id: newId('run'),
+      jobId,
+      stage: 'source',
+      status: 'completed',
+      attempts: 1,
+      credits: 0,
+      error: null,
+      startedAt: now,
+      completedAt: now,
+      ms: 0,
+      cpuMs: null,
+      continuedInline: false,
+    },
+  ]
   let accepted: JobView
   try {
     accepted = await opts.db.$transaction(async (tx) => {
@@ -57,7 +86,7 @@ export async function createJob(opts: {
           { required: credits },
         )
       }
-      await tx.job.create({
+      const row = await tx.job.create({
         data: {
           id: jobId,
           workspaceId: opts.workspaceId,
@@ -76,38 +105,16 @@ export async function createJob(opts: {
           waitForReview: opts.options.waitForReview ?? false,
           pageCount,
           creditsReserved: credits,
-          files: {
-            create: stored.map((f) => ({
-              id: newId('file'),
-              position: f.position,
-              fileName: f.fileName,
-              fileType: f.fileType,
-              mimeType: f.mimeType,
-              sizeBytes: f.sizeBytes,
-              pageCount: f.pageCount,
-              blobKey: f.blobKey,
-            })),
-          },
-          stageRuns: {
-            create: {
-              id: newId('run'),
-              stage: 'source',
-              status: 'completed',
-              completedAt: new Date(),
-              ms: 0,
-            },
-          },
+          files: { create: files.map(({ jobId: _, ...f }) => f) },
+          stageRuns: { create: stageRuns.map(({ jobId: _, ...r }) => r) },
         },
       })
       await recordEvents(tx, [
         { workspaceId: opts.workspaceId, jobId, type: 'stage.exited', stage: 'source', transition: 'exited' },
       ])
       await outbox.stage(tx, { stage: 'initialization', jobId }, { priority: opts.options.priority })
-      // The job as accepted (`queued`), read before commit: the answer to the submission describes this state,
-      // whatever a worker does once the transaction commits. Relations one query after another (prisma/orm#29468).
-      const row = await tx.job.findUniqueOrThrow({ where: { id: jobId } })
-      const files = await tx.jobFile.findMany({ where: { jobId }, orderBy: { position: 'asc' } })
-      const stageRuns = await tx.stageRun.findMany({ where: { jobId }, orderBy: { startedAt: 'asc' } })
+      // The job as accepted (`queued`): the answer to the submission describes this state, whatever a worker does
+      // once the transaction commits. Its relations are the rows written above, so nothing is read back.
       return toJobView({ ...row, files, documents: [], stageRuns })
     })
   } catch (err) {

@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises'
 import { DomainError, isDomainError, type FileType, type PipelineDefinition } from '@quire/domain'
 import type { Db } from '@quire/db'
 import { recordEvents } from '../events/record-event.ts'
-import { countPages, isExtractionError, sniffFileType } from '@quire/extraction'
+import { checkPageLimit, countPages, fileLimits, isExtractionError, sniffFileType } from '@quire/extraction'
 
 /** Pages reserved for a file whose pages cannot be counted at intake. */
 const UNCOUNTABLE_PAGES = 1
@@ -47,7 +47,9 @@ export async function intakeFile(opts: {
 /**
  * Decides each file's type from its content (never its name or declared type), checks it against the pipeline's
  * accepted types and size limit, and counts its pages for the credit reservation. Only what can be judged cheaply is
- * refused here: the type, the size.
+ * refused here: the type, the size, and a PDF or TIFF of more pages than QUIRE_MAX_PAGES (its page count is known by
+ * now, read from its structure, not its content). What only a full read can tell (a DOCX inflating past the limits,
+ * an image over the pixel limit) fails in initialization.
  */
 async function inspect(file: UploadedFile, definition: PipelineDefinition): Promise<InspectedFile> {
   if (file.sizeBytes === 0) throw new DomainError('MISSING_FILE', `file "${file.fileName}" is empty`)
@@ -74,6 +76,15 @@ async function inspect(file: UploadedFile, definition: PipelineDefinition): Prom
     pageCount = await countPages(file.tempPath, sniffed.type)
   } catch (err) {
     if (!isExtractionError(err)) throw err
+  }
+  try {
+    checkPageLimit(sniffed.type, pageCount)
+  } catch (err) {
+    if (!isExtractionError(err)) throw err
+    throw new DomainError('PIPELINE_FILE_TOO_LARGE', `file "${file.fileName}" is too large: ${err.message}`, {
+      pages: pageCount,
+      max_pages: fileLimits().maxPages,
+    })
   }
   return { ...file, fileType: sniffed.type, mimeType: sniffed.mime, pageCount: Math.max(1, pageCount) }
 }

@@ -6,7 +6,8 @@ import { loadJobForStage } from '../stages/stage-context.ts'
 /**
  * Redis holds only queue state that PostgreSQL can rebuild. Work that has made no progress for `staleMs` is queued
  * again under its deterministic BullMQ id: while BullMQ still holds the job (waiting, delayed or active) the add is a
- * no-op, and if Redis lost it the work resumes. Covers running jobs (the stage they wait for), events not yet fanned
+ * no-op; if Redis lost it, or BullMQ finished it without PostgreSQL recording the outcome (it failed during a
+ * database outage), the work resumes. Covers running jobs (the stage they wait for), events not yet fanned
  * out, and webhook deliveries past their due time.
  */
 export async function requeueStalledWork(opts: { db: Db; staleMs: number; now?: Date; batch?: number }) {
@@ -35,7 +36,11 @@ export async function requeueStalledWork(opts: { db: Db; staleMs: number; now?: 
     )
     if (lastActivity > cutoff.getTime()) continue
     await opts.db.$transaction((tx) =>
-      outbox.stage(tx, { stage: waiting, jobId: id }, { priority: (job.priority as Priority) ?? 'standard' }),
+      outbox.stage(
+        tx,
+        { stage: waiting, jobId: id },
+        { priority: (job.priority as Priority) ?? 'standard', replaceFinished: true },
+      ),
     )
     jobs++
   }
@@ -51,6 +56,7 @@ export async function requeueStalledWork(opts: { db: Db; staleMs: number; now?: 
       outbox.fanout(
         tx,
         events.map((e) => ({ eventId: e.id })),
+        { replaceFinished: true },
       ),
     )
   }
@@ -68,6 +74,7 @@ export async function requeueStalledWork(opts: { db: Db; staleMs: number; now?: 
       outbox.delivery(
         tx,
         deliveries.map((d) => ({ deliveryId: d.id, attempt: d.attempts + 1 })),
+        { replaceFinished: true },
       ),
     )
   }

@@ -169,13 +169,18 @@ export async function resolvePipeline(opts: {
   workspaceId: string
   requestedPipelineId?: string | null
   boundPipelineId?: string | null
+  /** The workspace's default pipeline when the caller already read it (undefined: read it here). */
+  workspaceDefaultPipelineId?: string | null
   version?: number | null
   allowDraftVersion: boolean
 }): Promise<ResolvedPipeline> {
   let pipelineId = opts.requestedPipelineId || opts.boundPipelineId || null
   if (!pipelineId) {
-    const ws = await opts.db.workspace.findUniqueOrThrow({ where: { id: opts.workspaceId } })
-    pipelineId = ws.defaultPipelineId ?? PLATFORM_PARSE_PIPELINE_ID
+    const defaultId =
+      opts.workspaceDefaultPipelineId !== undefined
+        ? opts.workspaceDefaultPipelineId
+        : (await opts.db.workspace.findUniqueOrThrow({ where: { id: opts.workspaceId } })).defaultPipelineId
+    pipelineId = defaultId ?? PLATFORM_PARSE_PIPELINE_ID
   }
   const p = await loadPipeline(opts.db, opts.workspaceId, pipelineId)
   let chosen

@@ -10,7 +10,7 @@ import {
 } from '@quire/domain'
 import type { Tx } from '@quire/db'
 import { settleCredits, voidCredits } from '@quire/ledger'
-import { outbox, type Priority } from '@quire/queues'
+import { outbox, outboxWriteCount, type Priority } from '@quire/queues'
 import { recordEvents, type EventInput } from '../events/record-event.ts'
 import { leaveErrorGroupInTx } from '../jobs/error-groups.ts'
 import { lockJob, transitionJob } from '../jobs/job-transitions.ts'
@@ -26,8 +26,10 @@ import {
   type LoadedDocument,
   type StageDeps,
   type StageExecutor,
+  type StageOutput,
 } from './stage-context.ts'
 import { validateStage } from './validate.stage.ts'
+import { clientMessage } from './client-message.ts'
 
 const EXECUTORS: Record<WorkerStage, StageExecutor> = {
   initialization: initializationStage,
@@ -37,6 +39,37 @@ const EXECUTORS: Record<WorkerStage, StageExecutor> = {
   validate: validateStage,
   post_processing: postProcessingStage,
   destination: destinationStage,
+}
+
+/**
+ * The CPU this process uses while stages run, split among them: while n stages run at once (worker concurrency,
+ * several queues, all interleaved on one event loop) each is charged 1/n of it, so the charges add up to what the
+ * process really used. A bare process.cpuUsage() delta around each stage would charge every stage for all the others
+ * running beside it. (Per-thread CPU, process.threadCpuUsage, needs Node >= 23.9 and would still charge one stage for
+ * the others sharing the loop.) The parse processes are not in it: they report their own CPU per request.
+ */
+const running = new Map<symbol, number>()
+let cpuSeenMs = 0
+function chargeRunningStages() {
+  const u = process.cpuUsage()
+  const now = (u.user + u.system) / 1000
+  if (running.size > 0) {
+    const share = (now - cpuSeenMs) / running.size
+    for (const [k, ms] of running) running.set(k, ms + share)
+  }
+  cpuSeenMs = now
+}
+async function withStageCpu<T>(fn: () => Promise<T>): Promise<{ value: T; cpuMs: number }> {
+  chargeRunningStages()
+  const token = Symbol('stage')
+  running.set(token, 0)
+  try {
+    const value = await fn()
+    chargeRunningStages()
+    return { value, cpuMs: Math.round(running.get(token) ?? 0) }
+  } finally {
+    running.delete(token)
+  }
 }
 
 /** The job left the running states (cancelled, failed elsewhere): the stage's work is discarded. */
@@ -63,12 +96,51 @@ function stageEvents(
  * events and the next stage's queue message commit in one transaction.
  */
 export async function runStage(deps: StageDeps, opts: { jobId: string; stage: WorkerStage }): Promise<StageRunResult> {
+  return (await runOneStage(deps, opts)).result
+}
+
+/**
+ * Runs a stage and then, in this process, every following stage `serves` says this process runs, without a queue
+ * hop between them (each stage still commits its own exit: a durable checkpoint). A stage whose successor this
+ * process does not serve queues it through the outbox as runStage does. Crash safety: the chain runs inside the
+ * first stage's queue job; if the process dies, that job is handed out again, its stage is `already_done` with
+ * `continuedInline` set, and the chain resumes from the first stage not done.
+ */
+export async function runStages(
+  deps: StageDeps,
+  opts: {
+    jobId: string
+    stage: WorkerStage
+    serves: (stage: WorkerStage) => boolean
+    onStage?: (s: WorkerStage) => void
+  },
+): Promise<StageRunResult> {
+  let stage = opts.stage
+  for (;;) {
+    opts.onStage?.(stage)
+    const { result, inlineNext } = await runOneStage(deps, { jobId: opts.jobId, stage, inline: opts.serves })
+    if (!inlineNext) return result
+    stage = inlineNext
+  }
+}
+
+type StageOutcome = { result: StageRunResult; inlineNext: WorkerStage | null }
+
+async function runOneStage(
+  deps: StageDeps,
+  opts: { jobId: string; stage: WorkerStage; inline?: (stage: WorkerStage) => boolean },
+): Promise<StageOutcome> {
   const { stage, jobId } = opts
   const executor = EXECUTORS[stage]
   const job = await loadJobForStage(deps.db, jobId)
-  if (!job || job.expiredAt || isFinalStatus(job.status as JobStatus)) return 'stopped'
+  if (!job || job.expiredAt || isFinalStatus(job.status as JobStatus)) return { result: 'stopped', inlineNext: null }
   const existing = job.stageRuns.find((r) => r.stage === stage)
-  if (existing && (existing.status === 'completed' || existing.status === 'skipped')) return 'already_done'
+  if (existing && (existing.status === 'completed' || existing.status === 'skipped')) {
+    // Only a stage whose own exit chose to go on inline may resume the chain: otherwise the next stage has its own
+    // queue job, and running it here too would run it twice at once.
+    const next = existing.continuedInline && opts.inline ? nextStage(stage) : null
+    return { result: 'already_done', inlineNext: next }
+  }
 
   const definition = PipelineDefinition.parse(job.definition)
   const enabled = executor.enabled?.(definition) ?? true
@@ -76,6 +148,7 @@ export async function runStage(deps: StageDeps, opts: { jobId: string; stage: Wo
   const docs = perDocument ? executor.documentsFor(job) : null
   const startedAt = new Date()
 
+  const writesBeforeEnter = outboxWriteCount()
   try {
     await deps.db.$transaction(async (tx) => {
       const status = await lockJob(tx, jobId)
@@ -98,21 +171,25 @@ export async function runStage(deps: StageDeps, opts: { jobId: string; stage: Wo
       await recordEvents(tx, events)
     })
   } catch (err) {
-    if (err instanceof JobNoLongerRunning) return 'stopped'
+    if (err instanceof JobNoLongerRunning) return { result: 'stopped', inlineNext: null }
     throw err
   }
-  deps.onCommit?.()
+  // The relay is kicked only when the transaction queued something (an empty pass still costs three statements).
+  if (outboxWriteCount() !== writesBeforeEnter) deps.onCommit?.()
 
-  // CPU the stage used: this process's (the stage worker runs few stages at once, so close to the stage's own) plus
-  // what it reports from elsewhere (the parse processes). Form A shows the sum as machine_seconds.
-  const cpuBefore = process.cpuUsage()
-  const output = enabled ? await executor.run({ deps, job, definition }) : {}
-  const cpu = process.cpuUsage(cpuBefore)
-  const cpuMs = Math.round((cpu.user + cpu.system) / 1000) + (output.cpuMs ?? 0)
+  // CPU the stage used: its share of this process's (withStageCpu) plus what it reports from elsewhere (the parse
+  // processes, with the programs they run). Form A shows the sum as machine_seconds.
+  const { value: output, cpuMs: ownCpuMs } = await withStageCpu(
+    async (): Promise<StageOutput> => (enabled ? await executor.run({ deps, job, definition }) : {}),
+  )
+  const cpuMs = ownCpuMs + (output.cpuMs ?? 0)
   const completedAt = new Date()
+  let inlineNext: WorkerStage | null = null
 
+  const writesBeforeExit = outboxWriteCount()
   try {
     await deps.db.$transaction(async (tx) => {
+      inlineNext = null
       const status = await lockJob(tx, jobId)
       if (!status || isFinalStatus(status)) throw new JobNoLongerRunning()
       await output.apply?.(tx)
@@ -120,22 +197,29 @@ export async function runStage(deps: StageDeps, opts: { jobId: string; stage: Wo
       for (const f of failed) {
         await tx.document.update({
           where: { id: f.documentId },
-          data: { status: 'failed', errorCode: f.code, errorMessage: f.message.slice(0, 2000) },
+          data: { status: 'failed', errorCode: f.code, errorMessage: clientMessage(f.message, stage) },
         })
         await tx.documentEvent.create({
           data: {
             id: newId('dev'),
             documentId: f.documentId,
             type: 'failed',
-            data: { stage, code: f.code, message: f.message },
+            data: { stage, code: f.code, message: clientMessage(f.message, stage) },
           },
         })
       }
-      const after = await loadJobForStage(tx, jobId)
+      // Only what the exit decides on (one query; the documents' contents are not read back).
+      const [after] = await tx.$queryRaw<{ error_group_id: string | null; documents: number; live: number }[]>`
+        SELECT (SELECT error_group_id FROM jobs WHERE id = ${jobId}) AS error_group_id,
+               count(*)::int AS documents,
+               (count(*) FILTER (WHERE status::text NOT IN ('failed', 'split')))::int AS live
+        FROM documents WHERE job_id = ${jobId}`
       if (!after) throw new JobNoLongerRunning()
-      const live = after.documents.filter((d) => d.status !== 'failed' && d.status !== 'split')
-      const nothingLeft = after.documents.length > 0 && live.length === 0
+      const nothingLeft = after.documents > 0 && after.live === 0
+      const next = nextStage(stage)
+      if (next && !nothingLeft && !output.holdForReview && opts.inline?.(next)) inlineNext = next
       const runData = {
+        continuedInline: inlineNext !== null,
         status: !enabled ? ('skipped' as const) : nothingLeft ? ('failed' as const) : ('completed' as const),
         completedAt,
         ms: completedAt.getTime() - startedAt.getTime(),
@@ -143,7 +227,7 @@ export async function runStage(deps: StageDeps, opts: { jobId: string; stage: Wo
         cpuMs,
         error: failed.length
           ? failed
-              .map((f) => f.message)
+              .map((f) => clientMessage(f.message, stage))
               .join('; ')
               .slice(0, 2000)
           : null,
@@ -159,22 +243,23 @@ export async function runStage(deps: StageDeps, opts: { jobId: string; stage: Wo
           jobId,
           stage,
           code: first?.code ?? 'stage_failed',
-          message: first?.message ?? 'no document left',
+          message: first ? clientMessage(first.message, stage) : 'no document left',
         })
         return
       }
       // The stage that blocked the job (if any) has now completed: the job leaves its error group.
-      await leaveErrorGroupInTx(tx, after)
+      await leaveErrorGroupInTx(tx, { id: jobId, workspaceId: job.workspaceId, errorGroupId: after.error_group_id })
       const exitedDocs = docs?.filter((d) => !failed.some((f) => f.documentId === d.id)) ?? null
       const snapshot = { status: status, stage_now: stage }
       const events = enabled
         ? [...stageEvents(job, stage, 'exited', exitedDocs, snapshot), ...(output.events ?? [])]
         : []
       await recordEvents(tx, events)
-      const next = nextStage(stage)
       if (output.holdForReview) {
         // Resumed by core reviewDocument once every parked document is decided; nothing is queued meanwhile.
         await transitionJob(tx, { jobId, from: status, to: 'awaiting_review', data: { stageNow: stage } })
+      } else if (inlineNext) {
+        // Nothing queued: this process runs it next (runStages).
       } else if (next) {
         await outbox.stage(tx, { stage: next, jobId }, { priority: (job.priority as Priority) ?? 'standard' })
       } else {
@@ -182,11 +267,11 @@ export async function runStage(deps: StageDeps, opts: { jobId: string; stage: Wo
       }
     })
   } catch (err) {
-    if (err instanceof JobNoLongerRunning) return 'stopped'
+    if (err instanceof JobNoLongerRunning) return { result: 'stopped', inlineNext: null }
     throw err
   }
-  deps.onCommit?.()
-  return enabled ? 'completed' : 'skipped'
+  if (outboxWriteCount() !== writesBeforeExit) deps.onCommit?.()
+  return { result: enabled ? 'completed' : 'skipped', inlineNext }
 }
 
 /**
@@ -245,7 +330,7 @@ async function failJobInTx(
     data: {
       failedStage: opts.stage,
       errorCode: opts.code,
-      errorMessage: opts.message.slice(0, 2000),
+      errorMessage: clientMessage(opts.message, opts.stage),
       completedAt: new Date(),
       stageNow: null,
       creditsUsed: 0,
@@ -253,7 +338,7 @@ async function failJobInTx(
   })
   await tx.stageRun.updateMany({
     where: { jobId: opts.jobId, stage: opts.stage, status: 'running' },
-    data: { status: 'failed', error: opts.message.slice(0, 2000), completedAt: new Date() },
+    data: { status: 'failed', error: clientMessage(opts.message, opts.stage), completedAt: new Date() },
   })
   await voidCredits(tx, { jobId: opts.jobId })
   await recordEvents(tx, [

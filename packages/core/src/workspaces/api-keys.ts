@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { DomainError, newId, SCOPES, type Scope } from '@quire/domain'
-import type { Db } from '@quire/db'
+import type { ApiForm, Db } from '@quire/db'
 
 const hashKey = (key: string) => createHash('sha256').update(key).digest('hex')
 
@@ -41,9 +41,11 @@ export async function createApiKey(opts: {
 export type Principal = {
   keyId: string
   workspaceId: string
-  apiForm: 'A' | 'B'
+  apiForm: ApiForm
   scopes: Scope[]
   boundPipelineId: string | null
+  /** The workspace's default pipeline as read with the key (saves resolving it again per submission). */
+  workspaceDefaultPipelineId: string | null
 }
 
 export async function authenticateApiKey(opts: { db: Db; key: string }): Promise<Principal | null> {
@@ -56,5 +58,6 @@ export async function authenticateApiKey(opts: { db: Db; key: string }): Promise
     apiForm: row.workspace.apiForm,
     scopes: row.scopes as Scope[],
     boundPipelineId: row.pipelineId,
+    workspaceDefaultPipelineId: row.workspace.defaultPipelineId,
   }
 }

@@ -1,11 +1,11 @@
 import { DomainError, newId } from '@quire/domain'
-import type { Db } from '@quire/db'
+import type { ApiForm, Db } from '@quire/db'
 import { grantCredits } from '@quire/ledger'
 
 export type WorkspaceView = {
   id: string
   name: string
-  api_form: 'A' | 'B'
+  api_form: ApiForm
   spending_cap: number | null
   default_pipeline_id: string | null
   credits: { available: number; reserved: number; spent: number }
@@ -29,7 +29,7 @@ export async function getWorkspace(opts: { db: Db; workspaceId: string }): Promi
 export async function createWorkspace(opts: {
   db: Db
   name: string
-  apiForm: 'A' | 'B'
+  apiForm: ApiForm
   credits?: number
   spendingCap?: number | null
 }): Promise<WorkspaceView> {

@@ -9,6 +9,7 @@ import {
   rerunErrorGroup,
   updateWorkspace,
 } from '@quire/core'
+import { API_FORMS } from '@quire/forms'
 import { z } from 'zod'
 import {
   Balance,
@@ -23,7 +24,7 @@ import { defineRoute } from '../route.ts'
 
 export const CreateWorkspace = z.object({
   name: z.string().min(1).max(200),
-  api_form: z.enum(['A', 'B']),
+  api_form: z.enum(API_FORMS),
   credits: z.number().int().min(0).optional(),
   spending_cap: z.number().int().min(0).nullable().optional(),
 })

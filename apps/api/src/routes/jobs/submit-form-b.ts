@@ -34,6 +34,7 @@ export async function submitFormB({
       workspaceId: principal.workspaceId,
       requestedPipelineId: fields.pipeline_id,
       boundPipelineId: principal.boundPipelineId,
+      workspaceDefaultPipelineId: principal.workspaceDefaultPipelineId,
       version: fields.pipeline_version ?? null,
       allowDraftVersion: true,
     })

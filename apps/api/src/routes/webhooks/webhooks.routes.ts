@@ -7,11 +7,14 @@ import {
   setWebhookStatus,
 } from '@quire/core'
 import {
+  API_FORMS,
+  type ApiForm,
   FormACreateWebhook,
   FormAWebhook,
   FormBCreateWebhook,
   FormBWebhook,
   FormBWebhookWithSecret,
+  formProfile,
   NumberedPage,
 } from '@quire/forms'
 import type { Scope } from '@quire/domain'
@@ -19,20 +22,23 @@ import { z } from 'zod'
 import { PageQuery } from '../../http/validate.ts'
 import { DeliveryList } from '../../openapi/resource-schemas.ts'
 import { PAGE_DOCS } from '../pipelines/pipelines.routes.ts'
-import { byForm, defineRoute } from '../route.ts'
+import { type ByForm, byForm, defineRoute } from '../route.ts'
 
 export const PatchWebhook = z.object({ status: z.enum(['active']) })
 export const DeliveriesQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(25) })
 
-// Each form names the write scope its own way; a key holding the other form's name is accepted too, as before.
-const WRITE = byForm<Scope[], Scope[]>({
-  A: ['webhook:write', 'webhooks:write'],
-  B: ['webhooks:write', 'webhook:write'],
+// Each form names the write scope its own way (its profile's `webhookWriteScope`); a key holding another form's name
+// is accepted too, as before. The form's own name comes first: it is the one the document and the 403 message name.
+const writeScopes = (form: ApiForm): Scope[] => {
+  const own = formProfile(form).webhookWriteScope
+  const others = API_FORMS.map((f) => formProfile(f).webhookWriteScope).filter((s) => s !== own)
+  return [own, ...new Set(others)]
+}
+const perForm = (scopes: (form: ApiForm) => Scope[]): ByForm<Scope[]> => ({
+  byForm: Object.fromEntries(API_FORMS.map((f) => [f, scopes(f)])) as Record<ApiForm, Scope[]>,
 })
-const READ = byForm<Scope[], Scope[]>({
-  A: ['webhooks:read', 'webhook:write', 'webhooks:write'],
-  B: ['webhooks:read', 'webhooks:write', 'webhook:write'],
-})
+const WRITE = perForm(writeScopes)
+const READ = perForm((form) => ['webhooks:read', ...writeScopes(form)])
 const WEBHOOK_ID = { id: 'Webhook id.' }
 const Webhook = { A: FormAWebhook, B: FormBWebhook }
 const WebhookWithSecret = { A: FormAWebhook, B: FormBWebhookWithSecret }

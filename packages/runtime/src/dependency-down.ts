@@ -16,6 +16,16 @@ const ADAPTER_OUTAGE_KINDS = new Set([
 ])
 // PostgreSQL SQLSTATEs of a server shutting down or not accepting connections (class 08 and 57P0x).
 const PG_OUTAGE_STATES = /^(08\d\d\d|57P0[1-4])$/
+const PG_OUTAGE_MESSAGES = new RegExp(
+  [
+    "Can't reach database server",
+    'Connection terminated',
+    'server closed the connection',
+    'terminating connection due to administrator command',
+    'the database system is (shutting down|starting up|not yet accepting connections|in recovery mode)',
+  ].join('|'),
+  'i',
+)
 const NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND'])
 const REDIS_MESSAGES = [
   "Stream isn't writeable",
@@ -28,7 +38,7 @@ type ErrorLike = {
   name?: unknown
   code?: unknown
   message?: unknown
-  meta?: { driverAdapterError?: { cause?: { kind?: unknown } } }
+  meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown; code?: unknown } } }
   cause?: unknown
 }
 
@@ -40,13 +50,21 @@ export function dependencyDown(err: unknown, depth = 0): Dependency | null {
   const name = typeof e.name === 'string' ? e.name : ''
   if (name.startsWith('PrismaClient')) {
     if (name === 'PrismaClientInitializationError' || PRISMA_OUTAGE_CODES.has(code)) return 'postgresql'
-    const kind = e.meta?.driverAdapterError?.cause?.kind
-    if (typeof kind === 'string' && ADAPTER_OUTAGE_KINDS.has(kind)) return 'postgresql'
-    if (/Can't reach database server|Connection terminated|server closed the connection/i.test(message)) {
+    const cause = e.meta?.driverAdapterError?.cause
+    if (typeof cause?.kind === 'string' && ADAPTER_OUTAGE_KINDS.has(cause.kind)) return 'postgresql'
+    // A server error passed through by the adapter: its SQLSTATE says a shutdown or restart (57P01 on pg_ctl stop).
+    const state = cause?.originalCode ?? cause?.code
+    if (typeof state === 'string' && PG_OUTAGE_STATES.test(state)) return 'postgresql'
+    if (PG_OUTAGE_MESSAGES.test(message)) {
       return 'postgresql'
     }
   }
   if (PG_OUTAGE_STATES.test(code)) return 'postgresql'
+  // A driver adapter error's cause ({kind, originalCode}) reached by the recursion below.
+  const kind = (err as { kind?: unknown }).kind
+  if (typeof kind === 'string' && ADAPTER_OUTAGE_KINDS.has(kind)) return 'postgresql'
+  const originalCode = (err as { originalCode?: unknown }).originalCode
+  if (typeof originalCode === 'string' && PG_OUTAGE_STATES.test(originalCode)) return 'postgresql'
   if (name === 'MaxRetriesPerRequestError' || REDIS_MESSAGES.some((m) => message.includes(m))) {
     // ioredis; a bare ECONNREFUSED names its port, which tells PostgreSQL and Redis apart.
     return /:5432\b/.test(message) ? 'postgresql' : 'redis'

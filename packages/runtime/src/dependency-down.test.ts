@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { dependencyDown } from './outage.ts'
+import { dependencyDown } from './dependency-down.ts'
 
 describe('dependencyDown', () => {
   it('names PostgreSQL for Prisma connection errors, adapter kinds and SQLSTATEs of a stopping server', () => {
@@ -35,5 +35,27 @@ describe('dependencyDown', () => {
     )
     expect(dependencyDown(new TypeError('x is undefined'))).toBe(null)
     expect(dependencyDown(null)).toBe(null)
+  })
+  it('a server shutting down (pg_ctl stop: 57P01), as the adapter passes it through Prisma or bare', () => {
+    expect(
+      dependencyDown({
+        name: 'PrismaClientKnownRequestError',
+        code: 'P2010',
+        message: 'Raw query failed. Code: `57P01`. Message: `terminating connection due to administrator command`',
+        meta: { driverAdapterError: { cause: { kind: 'postgres', originalCode: '57P01' } } },
+      }),
+    ).toBe('postgresql')
+    expect(
+      dependencyDown({
+        name: 'PrismaClientUnknownRequestError',
+        message: 'terminating connection due to administrator command',
+      }),
+    ).toBe('postgresql')
+    expect(
+      dependencyDown({ name: 'DriverAdapterError', message: 'x', cause: { kind: 'postgres', originalCode: '57P03' } }),
+    ).toBe('postgresql')
+    expect(dependencyDown({ name: 'PrismaClientKnownRequestError', code: 'P2002', message: 'Unique constraint' })).toBe(
+      null,
+    )
   })
 })

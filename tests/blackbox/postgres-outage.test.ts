@@ -1,0 +1,134 @@
+// DESIGN "Robustness and operations": while PostgreSQL is away /healthz stays 200, /readyz answers 503 naming it,
+// other endpoints answer 503 SERVICE_UNAVAILABLE with Retry-After and no internals; when it returns, work resumes by
+// itself, nothing lost or done twice. Black box: the apps reach PostgreSQL through a TCP proxy that the test cuts
+// (every connection reset, new ones refused) for 25 s while jobs are in flight; no app is restarted.
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { invoicePdf } from '../fixtures/make-fixtures.ts'
+import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
+import { useStackWithReceiver } from './stack.ts'
+import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts'
+
+const JOBS = 8
+const OUTAGE_MS = 25_000
+const direct = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres')
+let proxy: TcpProxy
+beforeAll(async () => {
+  proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) })
+})
+const ctx = useStackWithReceiver({
+  // The requeue sweep stays at its default (5 min), so recovery within a minute cannot come from it.
+  databaseUrlForApps: (url) => {
+    const u = new URL(url)
+    u.hostname = '127.0.0.1'
+    u.port = String(proxy.port)
+    return u.toString()
+  },
+})
+afterAll(async () => {
+  await proxy?.close()
+})
+
+/** The stack's database, reached directly (not through the proxy). */
+function directUrl(): string {
+  const u = new URL(ctx.stack.env.DATABASE_URL!)
+  u.hostname = direct.hostname
+  u.port = direct.port
+  return u.toString()
+}
+
+describe('PostgreSQL outage', () => {
+  it('answers 503 while it is away, then every job completes once by itself, credits settled once, webhooks sent once', async () => {
+    const { stack, receiver } = ctx
+    const { key } = await newWorkspace(stack.baseUrl, 'B')
+    const hook = await call(stack.baseUrl, 'POST', '/v1/webhooks', {
+      key,
+      json: { name: 'outage', url: receiver.url, events: ['job.completed'] },
+    })
+    expect(hook.status).toBe(201)
+    const pdf = await invoicePdf()
+    const jobIds: string[] = []
+    for (let i = 0; i < JOBS; i++) {
+      const res = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+        key,
+        form: fileForm('files', [{ name: `outage-${i}.pdf`, bytes: pdf }]),
+      })
+      expect(res.status, JSON.stringify(res.body)).toBe(202)
+      jobIds.push(res.body[0].job_id as string)
+    }
+
+    await proxy.cut()
+    const cutAt = Date.now()
+    // Liveness stays up; readiness names what is down; the API answers 503 with Retry-After and no internals.
+    const health = await fetch(`${stack.baseUrl}/healthz`)
+    expect(health.status).toBe(200)
+    const ready = await fetch(`${stack.baseUrl}/readyz`)
+    expect(ready.status).toBe(503)
+    expect(JSON.stringify(await ready.json())).toMatch(/postgres/i)
+    const during = await call(stack.baseUrl, 'GET', `/v1/jobs/${jobIds[0]}`, { key })
+    expect(during.status).toBe(503)
+    expect(during.body).toMatchObject({ error: 'SERVICE_UNAVAILABLE' })
+    expect(Number(during.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(JSON.stringify(during.body)).not.toMatch(/prisma|ECONNREFUSED|127\.0\.0\.1|\/work\/|at .*\.ts/i)
+    await new Promise((r) => setTimeout(r, Math.max(0, OUTAGE_MS - (Date.now() - cutAt))))
+    await proxy.restore()
+    const restoredAt = Date.now()
+
+    // Every job completes on its own within 60 s of the database's return.
+    for (const id of jobIds) {
+      const done = await pollUntil(
+        () => call(stack.baseUrl, 'GET', `/v1/jobs/${id}`, { key }),
+        (r) => r.status === 200 && r.body.status === 'completed',
+        Math.max(1000, 60_000 - (Date.now() - restoredAt)),
+      )
+      expect(done.body.status, id).toBe('completed')
+    }
+
+    const db = new pg.Client({ connectionString: directUrl() })
+    await db.connect()
+    try {
+      // Nothing done twice: one document per job, one completed stage run per stage, one settlement per job.
+      const docs = await db.query(
+        'SELECT job_id, count(*)::int AS n FROM documents WHERE job_id = ANY($1) GROUP BY job_id',
+        [jobIds],
+      )
+      expect(docs.rows.map((r) => r.n)).toEqual(jobIds.map(() => 1))
+      const runs = await db.query(
+        'SELECT job_id, stage, count(*)::int AS n FROM stage_runs WHERE job_id = ANY($1) GROUP BY job_id, stage HAVING count(*) > 1',
+        [jobIds],
+      )
+      expect(runs.rows).toEqual([])
+      const settled = await db.query(
+        "SELECT count(*)::int AS n FROM ledger_entries WHERE job_id = ANY($1) AND kind = 'settle'",
+        [jobIds],
+      )
+      expect(settled.rows[0].n).toBe(JOBS)
+      // The outbox drained.
+      const pending = await pollUntil(
+        async () => (await db.query('SELECT count(*)::int AS n FROM outbox WHERE dispatched_at IS NULL')).rows[0].n,
+        (n) => n === 0,
+        30_000,
+      )
+      expect(pending).toBe(0)
+    } finally {
+      await db.end()
+    }
+
+    // Each job's job.completed reaches the receiver under one delivery id.
+    const deliveries = new Map<string, Set<string>>()
+    await pollUntil(
+      async () => {
+        deliveries.clear()
+        for (const r of receiver.received) {
+          const body = JSON.parse(r.rawBody.toString())
+          if (body.event !== 'job.completed' || !jobIds.includes(body.data.job_id)) continue
+          deliveries.set(body.data.job_id, (deliveries.get(body.data.job_id) ?? new Set()).add(body.delivery_id))
+        }
+        return deliveries.size
+      },
+      (n) => n === JOBS,
+      60_000,
+    )
+    for (const id of jobIds) expect(deliveries.get(id)?.size, id).toBe(1)
+  }, 300_000)
+})
