@@ -12,6 +12,8 @@ import { FINAL_STATUSES, waitAllFinal } from './workload.ts'
 
 /** Peak RSS allowed per app's process tree (MB); the stage worker's includes its parse processes. */
 export const RSS_LIMIT_MB: Record<AppName, number> = { api: 700, 'stage-worker': 1800, 'webhook-dispatcher': 500 }
+/** Peak RSS allowed per app's own process (MB): issue 13's bounds on any single input (API 512 MB, worker 1 GB). */
+export const OWN_RSS_LIMIT_MB: Record<AppName, number> = { api: 512, 'stage-worker': 1024, 'webhook-dispatcher': 512 }
 
 export type InvariantOptions = {
   /** How long jobs may take to become final. */
@@ -114,6 +116,14 @@ export async function checkInvariants(ctx: ScenarioContext, stack: ChaosStack, o
     'RSS bounded',
     over.length === 0,
     (Object.keys(peaks) as AppName[]).map((a) => `${a} ${Math.round(peaks[a])}/${RSS_LIMIT_MB[a]} MB`).join(', '),
+  )
+
+  const own = stack.peakOwnRss()
+  const ownOver = (Object.keys(OWN_RSS_LIMIT_MB) as AppName[]).filter((a) => own[a] > OWN_RSS_LIMIT_MB[a])
+  ctx.check(
+    "RSS of each app's own process within its bound",
+    ownOver.length === 0,
+    (Object.keys(own) as AppName[]).map((a) => `${a} ${Math.round(own[a])}/${OWN_RSS_LIMIT_MB[a]} MB`).join(', '),
   )
 
   ctx.check(

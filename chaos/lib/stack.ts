@@ -45,8 +45,10 @@ export type ChaosStack = {
   running(app: AppName): boolean
   /** Apps that exited without the scenario killing them. */
   unexpectedExits: string[]
-  /** Peak RSS (MB) of each app's process tree so far, and of each app's main process. */
+  /** Peak RSS (MB) of each app's process tree so far (parse processes included). */
   peakRss(): Record<AppName, number>
+  /** Peak RSS (MB) of each app's own process, without its children. */
+  peakOwnRss(): Record<AppName, number>
   logText(): string
   /** Files left in the apps' temporary directory and upload directory. */
   leftoverFiles(): string[]
@@ -119,6 +121,7 @@ export async function startChaosStack(label: string, opts: StackOptions = {}): P
   const killed = new Set<number>()
   const unexpectedExits: string[] = []
   const peaks: Record<AppName, number> = { api: 0, 'stage-worker': 0, 'webhook-dispatcher': 0 }
+  const ownPeaks: Record<AppName, number> = { api: 0, 'stage-worker': 0, 'webhook-dispatcher': 0 }
   const logFiles = APPS.map((a) => path.join(logsDir, `${a}.log`))
   const logStreams = {} as Record<AppName, WriteStream>
   APPS.forEach((a, i) => {
@@ -174,6 +177,7 @@ export async function startChaosStack(label: string, opts: StackOptions = {}): P
     for (const [app, child] of procs) {
       if (!child.pid || child.exitCode !== null) continue
       peaks[app] = Math.max(peaks[app], treeRssMb(child.pid, table))
+      ownPeaks[app] = Math.max(ownPeaks[app], rssMb(child.pid))
     }
   }, 300)
 
@@ -224,6 +228,7 @@ export async function startChaosStack(label: string, opts: StackOptions = {}): P
     },
     unexpectedExits,
     peakRss: () => ({ ...peaks }),
+    peakOwnRss: () => ({ ...ownPeaks }),
     logText: () => logFiles.map((f) => safeRead(f)).join('\n'),
     leftoverFiles() {
       const out: string[] = []

@@ -65,7 +65,14 @@ describe('timed_out (DESIGN/issue: a sync job past its own hard limit)', () => {
     // This worker runs only the first stage (and the sweepers): the job starts, then cannot finish, however fast
     // the machine is, so only the hard limit can end it.
     await s.kill('stage-worker')
-    await s.start('stage-worker', { QUIRE_STAGES: 'initialization' })
+    await s.start('stage-worker', { QUIRE_STAGES: 'initialization', QUIRE_LOG_LEVEL: 'info' })
+    // Submit only once the worker consumes its queue: a cold start on a loaded machine can outlast the sync window.
+    await pollUntil(
+      async () => s.logs['stage-worker'].join(''),
+      (out) => out.includes('stage worker started'),
+      150_000,
+      200,
+    )
     const { key } = await newWorkspace(s.baseUrl, 'B', { credits: 20 })
     const r = await call(s.baseUrl, 'POST', '/v1/jobs?mode=sync', {
       key,
@@ -86,7 +93,7 @@ describe('timed_out (DESIGN/issue: a sync job past its own hard limit)', () => {
     expect(done.body.error).toMatchObject({ code: 'sync_timeout', stage: expect.any(String) })
     const credits = await call(s.baseUrl, 'GET', '/v1/credits', { key })
     expect(credits.body).toMatchObject({ available: 20, reserved: 0, spent: 0 })
-  }, 120_000)
+  }, 300_000)
 })
 
 describe('retention (spec: 24 h, then job_expired)', () => {

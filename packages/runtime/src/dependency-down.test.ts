@@ -29,6 +29,15 @@ describe('dependencyDown', () => {
     expect(dependencyDown(new Error('wrapped', { cause: new Error('Connection is closed.') }))).toBe('redis')
   })
 
+  it("names PostgreSQL for node-postgres's broken-client errors, bare or wrapped (seen in the outage chaos run)", () => {
+    expect(dependencyDown(new Error('Client has encountered a connection error and is not queryable'))).toBe(
+      'postgresql',
+    )
+    expect(
+      dependencyDown(new Error('transaction failed', { cause: new Error('Client was closed and is not queryable') })),
+    ).toBe('postgresql')
+  })
+
   it('leaves other errors alone (a constraint violation is not an outage)', () => {
     expect(dependencyDown({ name: 'PrismaClientKnownRequestError', code: 'P2002', message: 'Unique constraint' })).toBe(
       null,

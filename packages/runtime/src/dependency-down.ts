@@ -26,6 +26,10 @@ const PG_OUTAGE_MESSAGES = new RegExp(
   ].join('|'),
   'i',
 )
+// node-postgres's own errors for a client whose connection broke (thrown outside Prisma, e.g. by the adapter while
+// a transaction is open): the pooled connection died with the server.
+const PG_CLIENT_MESSAGES =
+  /Client has encountered a connection error and is not queryable|Client was closed and is not queryable/
 const NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND'])
 const REDIS_MESSAGES = [
   "Stream isn't writeable",
@@ -60,6 +64,7 @@ export function dependencyDown(err: unknown, depth = 0): Dependency | null {
     }
   }
   if (PG_OUTAGE_STATES.test(code)) return 'postgresql'
+  if (PG_CLIENT_MESSAGES.test(message)) return 'postgresql'
   // A driver adapter error's cause ({kind, originalCode}) reached by the recursion below.
   const kind = (err as { kind?: unknown }).kind
   if (typeof kind === 'string' && ADAPTER_OUTAGE_KINDS.has(kind)) return 'postgresql'

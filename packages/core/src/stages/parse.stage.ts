@@ -34,6 +34,9 @@ export const parseStage: StageExecutor = {
         parsed.push({ id: doc.id, pages: result.pages, ocrPages: result.ocrPages, layouts: result.layouts })
         pagesParsed += file.pageCount
       } catch (err) {
+        // A failed parse used CPU too (machine_seconds is what the stages really used); the pool attaches it.
+        const failedCpuMs = (err as { cpuMs?: unknown } | null)?.cpuMs
+        if (typeof failedCpuMs === 'number') cpuMs += failedCpuMs
         const failure = documentFailure(err, `file "${file.fileName}"`, { otherwise: 'parse_failed' })
         failedDocuments.push({ documentId: doc.id, ...failure })
       }
