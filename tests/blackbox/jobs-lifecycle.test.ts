@@ -140,5 +140,5 @@ describe('retention (spec: 24 h, then job_expired)', () => {
       const unknown = await call(s.baseUrl, 'GET', '/v1/jobs/job_000000000000000000000000', { key })
       expect(unknown.status).toBe(404)
     }
-  }, 120_000)
+  }, 240_000)
 })

@@ -181,7 +181,7 @@ async function answer(
       reply = await handle(input(parseInput(chosen.fields, values), 'multipart'))
     })
   }
-  if (!reply) throw new Error(`${spec.operationId}: the body parser did not reach the handler`)
+  if (!reply) throw new Error(`${operationIdOf(spec)}: the body parser did not reach the handler`)
   return reply
 }
 
@@ -199,8 +199,13 @@ function singleValues(query: Record<string, string | string[] | undefined>): Rec
 }
 
 function undeclared(deps: AppDeps, spec: RouteSpec, what: { status?: number; code?: string }) {
-  deps.log.error({ operationId: spec.operationId, ...what }, 'response not declared by its route')
+  deps.log.error({ operationId: operationIdOf(spec), ...what }, 'response not declared by its route')
   if (deps.config.enforceApiContract) {
-    throw new Error(`${spec.operationId} answered ${what.code ?? what.status}, which its declaration does not list`)
+    throw new Error(`${operationIdOf(spec)} answered ${what.code ?? what.status}, which its declaration does not list`)
   }
+}
+
+/** The route's name in logs and errors (its Form A name when the forms name it differently). */
+function operationIdOf(spec: RouteSpec): string {
+  return forForm(spec.operationId, 'A')
 }

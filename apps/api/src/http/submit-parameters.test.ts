@@ -3,7 +3,7 @@ import { ROUTES } from '../routes/registry.ts'
 import { acceptedParameters, bodiesOf, type MultipartBodySpec } from '../routes/route.ts'
 import { describeNames, unknownParameters } from './submit-parameters.ts'
 
-const submit = ROUTES.find((r) => r.operationId === 'submitJob')!
+const submit = ROUTES.find((r) => r.path === '/v1/jobs' && r.method === 'post')!
 const multipartOf = (form: 'A' | 'B') =>
   bodiesOf(submit, form).find((b): b is MultipartBodySpec => b.kind === 'multipart')!
 const SUBMIT_PARAMETERS = { A: acceptedParameters(multipartOf('A')), B: acceptedParameters(multipartOf('B')) }

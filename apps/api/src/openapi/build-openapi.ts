@@ -158,7 +158,7 @@ function security(spec: RouteSpec, form: ApiForm): Json[] {
 }
 
 function operationObject(spec: RouteSpec, form: ApiForm, components: Components): Json {
-  const params: Json[] = Object.entries(spec.pathParams ?? {}).map(([name, description]) => ({
+  const params: Json[] = Object.entries(forForm(spec.pathParams, form) ?? {}).map(([name, description]) => ({
     name,
     in: 'path',
     required: true,
@@ -195,9 +195,9 @@ function operationObject(spec: RouteSpec, form: ApiForm, components: Components)
   const scopeNote = scopes?.length ? `Scope: ${scopes.map((s) => `\`${s}\``).join(' or ')}.` : ''
   const description = [forForm(spec.description, form), scopeNote].filter(Boolean).join('\n\n')
   return {
-    operationId: spec.operationId,
+    operationId: forForm(spec.operationId, form),
     tags: [spec.tag],
-    summary: spec.summary,
+    summary: forForm(spec.summary, form),
     ...(description ? { description } : {}),
     security: security(spec, form),
     ...(params.length ? { parameters: params } : {}),

@@ -78,14 +78,17 @@ export type RouteSpec = {
   method: 'get' | 'post' | 'patch'
   /** OpenAPI template, e.g. `/v1/jobs/{job_id}`. */
   path: string
-  operationId: string
+  /** Varies per form where a form's clients already know it by its own name. */
+  operationId: Varies<string>
   tag: Tag
-  summary: string
+  summary: Varies<string>
+  /** False for a route that answers without PostgreSQL or Redis (liveness): it never answers 503. */
+  usesDependencies?: boolean
   description?: Varies<string>
   auth: Auth
   /** Any one of these suffices. */
   scopes?: Varies<Scope[]>
-  pathParams?: Record<string, string>
+  pathParams?: Varies<Record<string, string>>
   query?: Varies<{ schema: z.ZodObject; docs?: Record<string, string> } | undefined>
   /** Several entries are alternative content types. */
   body?: Varies<BodySpec | BodySpec[] | undefined>
@@ -129,7 +132,8 @@ const MULTIPART_ERRORS: DomainErrorCode[] = [
 export function declaredErrors(spec: RouteSpec, form: ApiForm): DomainErrorCode[] {
   const codes = [...AUTH_ERRORS[spec.auth]]
   // Any query string may carry a NUL; anything that reads a dependency may find it down.
-  codes.push('VALIDATION_ERROR', 'SERVICE_UNAVAILABLE')
+  codes.push('VALIDATION_ERROR')
+  if (spec.usesDependencies !== false) codes.push('SERVICE_UNAVAILABLE')
   if (forForm(spec.query, form)) codes.push('INVALID_PARAMETER')
   for (const b of bodiesOf(spec, form)) codes.push(...(b.kind === 'json' ? JSON_BODY_ERRORS : MULTIPART_ERRORS))
   codes.push(...(forForm(spec.errors, form) ?? []))

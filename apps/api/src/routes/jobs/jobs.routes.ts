@@ -69,9 +69,9 @@ const SUBMIT_ERRORS = [
 const submitJob = defineRoute({
   method: 'post',
   path: '/v1/jobs',
-  operationId: 'submitJob',
+  operationId: byForm({ A: 'submitJob', B: 'submitJobs' }),
   tag: 'Jobs',
-  summary: 'Submit files',
+  summary: byForm({ A: 'Submit files as one job', B: 'Submit files, one job per file' }),
   description: byForm({
     A: 'All `file` parts form one job (a batch). Instead of uploading, `application/json` references objects in buckets the operator connected (`files: [{bucket, key}]`). Credits are reserved at submission (pages × `credits.per_page`); too few gives 402 and no job. Not idempotent: sending the same file twice creates two jobs.',
     B: 'Each `files` part becomes its own job, created in upload order; if a later file is rejected, jobs already created for earlier files stand and the response is the error. Text parameters may also be sent in the query string. Credits are reserved at submission; too few (or over the spending cap) gives 402. Not idempotent.',

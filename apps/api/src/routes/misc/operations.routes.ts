@@ -45,6 +45,7 @@ export const OPERATIONS_ROUTES = [
     summary: 'Liveness',
     description: 'Answers 200 while the process runs, whatever its dependencies do (see `/readyz`).',
     auth: 'none',
+    usesDependencies: false,
     responses: { '200': { description: 'Alive.', json: { type: 'object', properties: { ok: { const: true } } } } },
     handle: async () => ({ status: 200, body: { ok: true } }),
   }),

@@ -102,7 +102,10 @@ export const PIPELINE_ROUTES = [
     }),
     auth: 'key',
     scopes: ['pipelines:write'],
-    pathParams: { ...PIPELINE_ID, n: 'Version: `n` (Form A also writes `v<n>`).' },
+    pathParams: byForm({
+      A: { ...PIPELINE_ID, n: 'Version: `v<n>` or `n`.' },
+      B: { ...PIPELINE_ID, n: 'Version number `n`.' },
+    }),
     responses: one('The pipeline.'),
     errors: ['PIPELINE_NOT_FOUND', 'VERSION_NOT_FOUND', 'not_found'],
     handle: async ({ deps, principal, profile, params }) => {
