@@ -70,5 +70,5 @@ await scenario('bombs: 400 MB DOCX, 30000×30000 PNG', async (ctx) => {
     )
   }
   ctx.detail.push(outcomes.join('; '))
-  await checkInvariants(ctx, stack, { finalWithinMs: 1000 })
+  await checkInvariants(ctx, stack, { finalWithinMs: 1000, singleInputRss: true })
 })

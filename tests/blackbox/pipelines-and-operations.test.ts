@@ -50,6 +50,19 @@ describe('pipelines', () => {
     }
   })
 
+  // Found by the fuzz suite: two versions created at once both took max + 1 and one answered 500.
+  it('versions created concurrently each get their own number (no 500)', async () => {
+    const { key } = await newWorkspace(ctx.stack.baseUrl, 'B')
+    const p = await call(ctx.stack.baseUrl, 'POST', '/v1/pipelines', { key, json: { name: 'race' } })
+    const created = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        call(ctx.stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions`, { key, json: { definition: {} } }),
+      ),
+    )
+    expect(created.map((r) => r.status)).toEqual(Array(8).fill(201))
+    expect(created.map((r) => r.body.version).sort((x: number, y: number) => x - y)).toEqual([2, 3, 4, 5, 6, 7, 8, 9])
+  })
+
   it('page and page_size out of range → 400 INVALID_PARAMETER', async () => {
     const { key } = await newWorkspace(ctx.stack.baseUrl, 'B')
     for (const q of ['page=0', 'page_size=0', 'page_size=101', 'page=x']) {

@@ -99,9 +99,19 @@ export async function createPipelineVersion(opts: {
   const definition = validDefinition(opts.definition)
   const p = await loadPipeline(opts.db, opts.workspaceId, opts.pipelineId)
   if (p.workspaceId === null) throw new DomainError('not_found', 'platform pipelines cannot be changed')
-  const next = (p.versions.at(-1)?.version ?? 0) + 1
-  await opts.db.pipelineVersion.create({
-    data: { id: newId('pv'), pipelineId: p.id, version: next, definition: definition as object },
+  // Two versions created at once would both take max + 1: the pipeline's row lock orders them.
+  const next = await opts.db.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM pipelines WHERE id = ${p.id} FOR UPDATE`
+    const last = await tx.pipelineVersion.findFirst({
+      where: { pipelineId: p.id },
+      orderBy: { version: 'desc' },
+      select: { version: true },
+    })
+    const version = (last?.version ?? 0) + 1
+    await tx.pipelineVersion.create({
+      data: { id: newId('pv'), pipelineId: p.id, version, definition: definition as object },
+    })
+    return version
   })
   return { ...(await getPipeline({ db: opts.db, workspaceId: opts.workspaceId, pipelineId: p.id })), version: next }
 }
