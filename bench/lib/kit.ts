@@ -130,7 +130,14 @@ export async function startApps(label: string, opts: { apps: AppName[]; env?: Re
     const before = queue ? await queue.getWorkersCount() : 0
     const child = spawn(
       process.execPath,
-      ['--conditions=@quire/source', '--import', 'tsx', path.join(ROOT, 'apps', app, 'src', 'main.ts')],
+      [
+        // BENCH_CPU_PROF=<dir>: each app writes a V8 CPU profile there when it stops (node --cpu-prof).
+        ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+        '--conditions=@quire/source',
+        '--import',
+        'tsx',
+        path.join(ROOT, 'apps', app, 'src', 'main.ts'),
+      ],
       { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'inherit', 'inherit'] },
     )
     procs.push({ app, child })

@@ -11,8 +11,8 @@ export {
   jobKeys,
 } from './catalog.ts'
 export type { Priority, QueueCatalog, CatalogEntry, CatalogInput, QueueAddress, StageJobInput } from './catalog.ts'
-export { outbox, outboxWriteCount } from './outbox-writer.ts'
-export type { OutboxWrite, OutboxWriters, EnqueueOptions } from './outbox-writer.ts'
+export { deliveryOutboxRows, outbox, outboxWriteCount } from './outbox-writer.ts'
+export type { OutboxRowValues, OutboxWrite, OutboxWriters, EnqueueOptions } from './outbox-writer.ts'
 export { createRedis, parseClusterUrl } from './connection.ts'
 export type { ClusterUrl, RedisConnection } from './connection.ts'
 export { createQueueSet } from './queue-set.ts'

@@ -85,6 +85,41 @@ function writerFor<Input, Payload extends Record<string, unknown>>(
   }
 }
 
+/** An outbox row's columns as a set-based statement writes them (raw SQL that inserts the row itself). */
+export type OutboxRowValues = {
+  queue: string
+  name: string
+  job_key: string
+  payload: Record<string, unknown>
+  priority: number | null
+  delay_ms: number | null
+  replace_finished: boolean
+}
+
+/**
+ * The rows `outbox.delivery(tx, work, opts)` would write, for a caller that inserts them in one statement together
+ * with the state change that causes them (still one atomic write: the transactional outbox holds). Addresses and
+ * payloads come from the catalog and are checked by its schema, as the writers do. Counts as an outbox write.
+ */
+export function deliveryOutboxRows(
+  work: readonly CatalogInput<QueueCatalog['delivery']>[],
+  opts: EnqueueOptions = {},
+): OutboxRowValues[] {
+  if (work.length > 0) writes++
+  return work.map((input) => {
+    const address = QUEUE_CATALOG.delivery.address(input)
+    return {
+      queue: address.queue,
+      name: address.name,
+      job_key: address.jobKey,
+      payload: QUEUE_CATALOG.delivery.payload.parse(address.payload),
+      priority: opts.priority ? PRIORITY[opts.priority] : null,
+      delay_ms: opts.delayMs ?? null,
+      replace_finished: opts.replaceFinished ?? false,
+    }
+  })
+}
+
 /**
  * Typed enqueue through the transactional outbox, one writer per queue catalog entry:
  * `outbox.stage(tx, { stage, jobId }, { priority })`, `outbox.fanout(tx, events)`,

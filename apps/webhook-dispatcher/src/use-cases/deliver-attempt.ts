@@ -59,7 +59,23 @@ export async function deliverAttempt(deps: DeliveryDeps, opts: { deliveryId: str
     dispatcher: deps.dispatcher,
   })
   const now = new Date()
-  let outcome = 'succeeded' as 'succeeded' | 'retrying' | 'abandoned'
+  if (result.ok) {
+    // The common case in one autocommit statement (the attempt row and the delivery's completion, atomically): an
+    // interactive transaction would cost BEGIN and COMMIT round trips around the same two writes. Timestamps are UTC
+    // wall-clock values in `timestamp` columns, as Prisma writes them.
+    const at = now.toISOString()
+    await db.$executeRaw`
+      WITH attempt AS (
+        INSERT INTO delivery_attempts (id, delivery_id, attempt, status_code, error, duration_ms, created_at)
+        VALUES (${newId('att')}, ${d.id}, ${opts.attempt}::int, ${result.statusCode ?? null}::int,
+                ${result.error ?? null}::text, ${Math.round(result.durationMs)}::int, ${at}::timestamp(3))
+      )
+      UPDATE webhook_deliveries SET status = 'succeeded', attempts = ${opts.attempt}::int,
+             completed_at = ${at}::timestamp(3), next_attempt_at = NULL
+      WHERE id = ${d.id}`
+    return 'succeeded'
+  }
+  let outcome = 'retrying' as 'retrying' | 'abandoned'
   await db.$transaction(async (tx) => {
     await tx.deliveryAttempt.create({
       data: {
@@ -71,19 +87,11 @@ export async function deliverAttempt(deps: DeliveryDeps, opts: { deliveryId: str
         durationMs: Math.round(result.durationMs),
       },
     })
-    if (result.ok) {
-      await tx.webhookDelivery.update({
-        where: { id: d.id },
-        data: { status: 'succeeded', attempts: opts.attempt, completedAt: now, nextAttemptAt: null },
-      })
-      return
-    }
     const delayMs = profile.nextRetryDelayMs(
       { attemptsMade: opts.attempt, firstAttemptAt: d.createdAt, now },
       deps.retry,
     )
     if (delayMs !== null) {
-      outcome = 'retrying'
       await tx.webhookDelivery.update({
         where: { id: d.id },
         data: { attempts: opts.attempt, nextAttemptAt: new Date(now.getTime() + delayMs) },

@@ -24,8 +24,8 @@ export type JobOptions = {
 }
 
 /**
- * Creates one job from one or more inspected files: stores the files, then in one transaction reserves credits,
- * writes the job and queues its first stage through the outbox. No credits, no job.
+ * Creates one job from one or more inspected files: stores the files, then in one transaction writes the job, queues
+ * its first stage through the outbox and reserves credits. No credits, no job.
  */
 export async function createJob(opts: {
   db: Db
@@ -76,16 +76,6 @@ export async function createJob(opts: {
   let accepted: JobView
   try {
     accepted = await opts.db.$transaction(async (tx) => {
-      const hold = await reserveCredits(tx, { workspaceId: opts.workspaceId, jobId, amount: credits })
-      if (!hold.ok) {
-        throw new DomainError(
-          'PAYMENT_REQUIRED',
-          hold.reason === 'spending_cap'
-            ? `this job (${credits} credits) would exceed the workspace spending cap`
-            : `this job needs ${credits} credits; not enough credits available`,
-          { required: credits },
-        )
-      }
       const row = await tx.job.create({
         data: {
           id: jobId,
@@ -113,6 +103,19 @@ export async function createJob(opts: {
         { workspaceId: opts.workspaceId, jobId, type: 'stage.exited', stage: 'source', transition: 'exited' },
       ])
       await outbox.stage(tx, { stage: 'initialization', jobId }, { priority: opts.options.priority })
+      // The reservation comes last: its UPDATE locks the workspace's balance row until COMMIT, and every submission
+      // to the workspace waits for that lock, so it is held for one statement instead of the whole transaction. A
+      // refusal still rolls back everything above: no credits, no job.
+      const hold = await reserveCredits(tx, { workspaceId: opts.workspaceId, jobId, amount: credits })
+      if (!hold.ok) {
+        throw new DomainError(
+          'PAYMENT_REQUIRED',
+          hold.reason === 'spending_cap'
+            ? `this job (${credits} credits) would exceed the workspace spending cap`
+            : `this job needs ${credits} credits; not enough credits available`,
+          { required: credits },
+        )
+      }
       // The job as accepted (`queued`): the answer to the submission describes this state, whatever a worker does
       // once the transaction commits. Its relations are the rows written above, so nothing is read back.
       return toJobView({ ...row, files, documents: [], stageRuns })

@@ -23,6 +23,7 @@ import { splitClassifyStage } from './split-classify.stage.ts'
 import {
   leafDocuments,
   loadJobForStage,
+  loadJobForStageInTx,
   type LoadedDocument,
   type StageDeps,
   type StageExecutor,
@@ -280,7 +281,7 @@ async function runOneStage(
  * failed on the way (DESIGN: one document of several failing does not sink the others).
  */
 async function finishJobInTx(tx: Tx, opts: { jobId: string; from: JobStatus }) {
-  const job = await loadJobForStage(tx, opts.jobId)
+  const job = await loadJobForStageInTx(tx, opts.jobId)
   if (!job) throw new JobNoLongerRunning()
   const definition = PipelineDefinition.parse(job.definition)
   const charged = job.stageRuns.reduce((n, r) => n + r.credits, 0)

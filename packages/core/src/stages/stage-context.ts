@@ -20,16 +20,30 @@ export type LoadedJob = NonNullable<Awaited<ReturnType<typeof loadJobForStage>>>
 export type LoadedDocument = LoadedJob['documents'][number]
 
 /**
- * The job with its files, documents and stage runs. Relations are read one query after another rather than with a
- * Prisma `include`: inside an interactive transaction an include runs its child queries concurrently on the one
+ * The job with its files, documents and stage runs, read outside a transaction: the four reads are independent
+ * statements on pool connections, run at once, so a stage waits one round trip instead of four.
+ */
+export async function loadJobForStage(db: Db, jobId: string) {
+  const [job, files, documents, stageRuns] = await Promise.all([
+    db.job.findUnique({ where: { id: jobId } }),
+    db.jobFile.findMany({ where: { jobId }, orderBy: { position: 'asc' } }),
+    db.document.findMany({ where: { jobId }, orderBy: { id: 'asc' } }),
+    db.stageRun.findMany({ where: { jobId } }),
+  ])
+  return job ? { ...job, files, documents, stageRuns } : null
+}
+
+/**
+ * The same, inside an interactive transaction. Relations are read one query after another rather than with a Prisma
+ * `include` or at once: inside an interactive transaction an include runs its child queries concurrently on the one
  * connection (prisma/orm#29468), which pg 8 only warns about and pg 9 refuses.
  */
-export async function loadJobForStage(db: Db | Tx, jobId: string) {
-  const job = await db.job.findUnique({ where: { id: jobId } })
+export async function loadJobForStageInTx(tx: Tx, jobId: string): Promise<LoadedJob | null> {
+  const job = await tx.job.findUnique({ where: { id: jobId } })
   if (!job) return null
-  const files = await db.jobFile.findMany({ where: { jobId }, orderBy: { position: 'asc' } })
-  const documents = await db.document.findMany({ where: { jobId }, orderBy: { id: 'asc' } })
-  const stageRuns = await db.stageRun.findMany({ where: { jobId } })
+  const files = await tx.jobFile.findMany({ where: { jobId }, orderBy: { position: 'asc' } })
+  const documents = await tx.document.findMany({ where: { jobId }, orderBy: { id: 'asc' } })
+  const stageRuns = await tx.stageRun.findMany({ where: { jobId } })
   return { ...job, files, documents, stageRuns }
 }
 
