@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { invoicePdf } from '../fixtures/make-fixtures.ts'
-import { call, fileForm, newWorkspace } from './client.ts'
+import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
 import { assertContract, contractFetch } from './contract.ts'
 import { multipartBytes, rawRequest, type RawResponse } from './raw-http.ts'
 import { startStack, type Stack } from './stack.ts'
@@ -23,7 +23,8 @@ let keyB: string
 let keyNames: string
 
 beforeAll(async () => {
-  stack = await startStack()
+  // Info level: the client-abort test below reads the level its line is logged at.
+  stack = await startStack({ env: { QUIRE_LOG_LEVEL: 'info' } })
   port = Number(new URL(stack.baseUrl).port)
   uploadDir = stack.env.QUIRE_UPLOAD_DIR!
   ;({ key: keyA } = await newWorkspace(stack.baseUrl, 'A', { credits: 1000 }))
@@ -627,6 +628,44 @@ describe('liveness and readiness', () => {
     const ready = await call(stack.baseUrl, 'GET', '/readyz')
     expect(ready.status).toBe(200)
     expect(ready.body).toEqual({ ok: true, checks: { postgresql: 'ok', redis: 'ok', migrations: 'ok' } })
+  })
+})
+
+describe('a client that leaves mid-request', () => {
+  // Reliability item 10: an aborted JSON submission was logged at error level with a stack.
+  it('an aborted JSON body is an info-level line, never an error', async () => {
+    const before = stack.logs.api.join('').length
+    await rawRequest({
+      port,
+      head: [
+        'POST /v1/webhooks HTTP/1.1',
+        'Host: 127.0.0.1',
+        `X-API-Key: ${keyB}`,
+        'Content-Type: application/json',
+        'Content-Length: 4000',
+      ],
+      body: Buffer.from('{"name": "left-early", "url": "https://exa'),
+      closeAfterBody: 'destroy',
+      timeoutMs: 2000,
+    }).catch(() => {})
+    const lines = await pollUntil(
+      async () =>
+        stack.logs.api
+          .join('')
+          .slice(before)
+          .split('\n')
+          .flatMap((l) => {
+            try {
+              return [JSON.parse(l) as { level: number; msg: string }]
+            } catch {
+              return [] // not a log line, or one still arriving
+            }
+          }),
+      (ls) => ls.some((l) => l.msg === 'client aborted the request'),
+      10_000,
+    )
+    expect(lines.find((l) => l.msg === 'client aborted the request')?.level).toBe(30)
+    expect(lines.filter((l) => l.level >= 50)).toEqual([])
   })
 })
 
