@@ -71,6 +71,7 @@ const onHandBack = (info: { jobId?: string; queue: string }) =>
 const served = new Set(config.stages)
 const serves = (stage: WorkerStage) => config.chainStages && served.has(stage)
 
+const STALLS_TOLERATED = 1_000
 const workers = config.stages.map((stage) => {
   const processor = handBackOnCancel(outageTolerant(createStageProcessor(deps, stage, serves), { onOutage }), {
     onHandBack,
@@ -81,7 +82,10 @@ const workers = config.stages.map((stage) => {
     concurrency: config.concurrency,
     lockDuration: config.lockMs,
     stalledInterval: Math.max(1000, Math.floor(config.lockMs / 2)),
-    maxStalledCount: 3,
+    // A stall is this process dying mid-stage (kill -9, OOM), not the job's fault: stages are idempotent, so a
+    // stalled job is handed out again rather than failed by BullMQ (a failed job would wait for the requeue sweep,
+    // QUIRE_REQUEUE_AFTER_MS). A document that itself kills its reader kills a parse process, not this one.
+    maxStalledCount: STALLS_TOLERATED,
     settings: { backoffStrategy: (attemptsMade: number) => Math.min(30_000, 1000 * 2 ** (attemptsMade - 1)) },
   })
   worker.on('error', (err) => log.error({ err, stage }, 'worker error'))
