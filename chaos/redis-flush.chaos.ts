@@ -24,7 +24,6 @@ await scenario('Redis flushed and restarted', async (ctx) => {
   let flushedAt = 0
   let submittedCount = 0
   const fault = (async () => {
-    // When a third of the jobs are final: the rest are queued, running or not yet submitted.
     // Mid-load: a third of the jobs submitted (some already final, some running), the rest still to come.
     while (submittedCount < JOBS / 3) await sleep(100)
     await stack.redis.flushAndRestart(2000)
