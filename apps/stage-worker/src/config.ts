@@ -44,6 +44,8 @@ const Env = SharedEnv.extend({
   QUIRE_PARSE_PROCESSES: z.coerce.number().int().min(0).default(2),
   /** Run the following stages this process serves right after a stage, without a queue hop (stage chaining). */
   QUIRE_STAGE_CHAIN: BoolEnv.default(true),
+  /** A chained stage that ran this long (ms) is committed at once; cheaper ones commit together (0: every stage). */
+  QUIRE_STAGE_CHECKPOINT_MS: z.coerce.number().int().min(0).default(1_000),
 })
 
 function load() {
@@ -66,6 +68,7 @@ function load() {
     ocrWorkers: env.QUIRE_OCR_WORKERS,
     parseProcesses: env.QUIRE_PARSE_PROCESSES,
     chainStages: env.QUIRE_STAGE_CHAIN,
+    checkpointMs: env.QUIRE_STAGE_CHECKPOINT_MS,
     retentionMs: env.QUIRE_JOB_RETENTION_MS,
     syncJobTimeoutMs: env.QUIRE_SYNC_JOB_TIMEOUT_MS,
     sweepIntervalMs: env.QUIRE_SWEEP_INTERVAL_MS,

@@ -46,6 +46,7 @@ const deps = {
   destinations,
   parsePool,
   onCommit: relay.kick,
+  checkpointMs: config.checkpointMs,
   log,
   errorGroupRetryScheduleMs: config.errorGroupRetryScheduleMs,
 }

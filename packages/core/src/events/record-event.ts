@@ -30,6 +30,8 @@ export type EventInput = {
   stage?: string | null
   transition?: 'entered' | 'exited' | null
   data?: Record<string, unknown>
+  /** When it happened, when that was earlier than the write (a run of stages writes its events at its checkpoint). */
+  at?: Date
 }
 
 /**
@@ -50,7 +52,7 @@ export async function recordEvents(tx: Tx, events: EventInput[]): Promise<string
     stage: e.stage ?? null,
     transition: e.transition ?? null,
     data: e.data ?? {},
-    created_at: now,
+    created_at: e.at?.toISOString() ?? now,
   }))
   // One statement on the hot path (every stage records events): the webhook check happens in the INSERT itself,
   // so it sees the same webhooks a separate read in this transaction would.

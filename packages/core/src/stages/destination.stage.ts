@@ -1,4 +1,3 @@
-import { newId } from '@quire/domain'
 import { leafDocuments, type LoadedJob, type StageExecutor } from './stage-context.ts'
 import { OperatorFixableError } from './stage-failures.ts'
 
@@ -65,19 +64,12 @@ export const destinationStage: StageExecutor = {
     }
     const eventType = isTest ? 'destination_skipped_test_run' : 'delivered'
     return {
-      apply: async (tx) => {
-        for (const d of deliverable) {
-          await tx.document.update({ where: { id: d.id }, data: { status: 'completed' } })
-          await tx.documentEvent.create({
-            data: {
-              id: newId('dev'),
-              documentId: d.id,
-              type: eventType,
-              ...(delivered ? { data: { destination: delivered } } : {}),
-            },
-          })
-        }
-      },
+      documents: deliverable.map((d) => ({ update: d.id, set: { status: 'completed' } })),
+      notes: deliverable.map((d) => ({
+        documentId: d.id,
+        type: eventType,
+        ...(delivered ? { data: { destination: delivered } } : {}),
+      })),
     }
   },
 }

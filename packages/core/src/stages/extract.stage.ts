@@ -56,11 +56,7 @@ export const extractStage: StageExecutor = {
         documentId: r.doc.id,
         data: { schema_id: r.schemaId },
       })),
-      apply: async (tx) => {
-        for (const r of results) {
-          await tx.document.update({ where: { id: r.doc.id }, data: { schemaId: r.schemaId, data: r.data as object } })
-        }
-      },
+      documents: results.map((r) => ({ update: r.doc.id, set: { schemaId: r.schemaId, data: r.data } })),
     }
   },
 }

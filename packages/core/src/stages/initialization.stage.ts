@@ -33,19 +33,15 @@ export const initializationStage: StageExecutor = {
     }
     return {
       failedDocuments,
-      apply: async (tx) => {
-        await tx.document.createMany({
-          skipDuplicates: true,
-          data: job.files.map((f) => ({
-            id: documentIdFor(job.id, f.position),
-            jobId: job.id,
-            filePosition: f.position,
-            status: 'processing',
-            pages: Array.from({ length: f.pageCount }, (_, i) => i + 1),
-            metadata: (job.metadata ?? undefined) as object | undefined,
-          })),
-        })
-      },
+      documents: job.files.map((f) => ({
+        create: {
+          id: documentIdFor(job.id, f.position),
+          filePosition: f.position,
+          status: 'processing',
+          pages: Array.from({ length: f.pageCount }, (_, i) => i + 1),
+          metadata: job.metadata,
+        },
+      })),
     }
   },
 }

@@ -3,10 +3,15 @@ import { creditsForPages } from '@quire/domain'
 import { rootDocuments, type StageExecutor, type StageOutput } from './stage-context.ts'
 import { blobStorageUnavailable, documentFailure } from './stage-failures.ts'
 
+/** More pages than this make a parse worth committing around (a one-page text PDF parses in milliseconds). */
+const COSTLY_PAGES = 2
+
 /** Text per page for every file: embedded text where a PDF has it, OCR for scans and images. */
 export const parseStage: StageExecutor = {
   stage: 'parse',
   documentsFor: rootDocuments,
+  // Images always go through OCR, and every page costs: worth a checkpoint on either side.
+  costly: (job) => job.pageCount > COSTLY_PAGES || job.files.some((f) => f.fileType !== 'pdf' && f.fileType !== 'docx'),
   async run({ deps, job, definition }) {
     const parsed: { id: string; pages: string[]; ocrPages: number[]; layouts: Array<PageLayout | null> }[] = []
     const failedDocuments: NonNullable<StageOutput['failedDocuments']> = []
@@ -45,15 +50,11 @@ export const parseStage: StageExecutor = {
       credits: creditsForPages(pagesParsed, definition.credits.per_page),
       cpuMs,
       failedDocuments,
-      apply: async (tx) => {
-        for (const p of parsed) {
-          await tx.document.update({
-            where: { id: p.id },
-            // `layout`: each page's words with positions, so extraction can say where it read a value.
-            data: { content: { pages: p.pages, ocr_pages: p.ocrPages, layout: p.layouts } },
-          })
-        }
-      },
+      // `layout`: each page's words with positions, so extraction can say where it read a value.
+      documents: parsed.map((p) => ({
+        update: p.id,
+        set: { content: { pages: p.pages, ocr_pages: p.ocrPages, layout: p.layouts } },
+      })),
     }
   },
 }

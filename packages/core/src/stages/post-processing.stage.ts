@@ -17,9 +17,7 @@ export const postProcessingStage: StageExecutor = {
       return { id: doc.id, data: out }
     })
     return {
-      apply: async (tx) => {
-        for (const c of cleaned) await tx.document.update({ where: { id: c.id }, data: { data: c.data as object } })
-      },
+      documents: cleaned.map((c) => ({ update: c.id, set: { data: c.data } })),
     }
   },
 }

@@ -118,6 +118,18 @@ const crashAfterEnter = (): StageDeps => ({
 const anonymise = (value: string | null | undefined, jobId: string) =>
   value?.replaceAll(jobId.replace(/^job_/, ''), 'X')
 
+/** What two runs of the same input must agree on (ids derived from the job id made comparable). */
+const shape = (s: Awaited<ReturnType<typeof snapshot>>) => ({
+  stageRuns: s.stageRuns.map((r) => [r.stage, r.status, r.credits, r.error]),
+  documents: s.documents.map((d) => [anonymise(d.id, s.job.id), d.status, d.type, d.schemaId, d.content, d.data]),
+  events: s.events.map((e) => [e.type, e.stage, e.transition, anonymise(e.documentId, s.job.id)]).sort(),
+  stageMessages: s.stageMessages.map((m) => anonymise(m.jobKey, s.job.id)),
+  fanouts: s.fanouts.length,
+  hold: [s.hold?.status, s.hold?.amount, s.hold?.posted],
+  ledger: s.ledger.map((e) => [e.kind, e.amount]),
+  creditsUsed: s.job.creditsUsed,
+})
+
 describe('runStage on real PostgreSQL', () => {
   it('each stage enters and exits: stage run, events, job status, and the next stage queued through the outbox', async () => {
     const { jobId } = await submitJob()
@@ -225,16 +237,6 @@ describe('runStage on real PostgreSQL', () => {
     expect(a.job.status).toBe('completed')
     // Same rows as a job that never crashed: one stage run per stage (the re-run counted as a second attempt),
     // one entered and one exited event per stage and document, one message per stage, one settlement.
-    const shape = (s: typeof a) => ({
-      stageRuns: s.stageRuns.map((r) => [r.stage, r.status, r.credits, r.error]),
-      documents: s.documents.map((d) => [anonymise(d.id, s.job.id), d.status, d.type, d.content]),
-      events: s.events.map((e) => [e.type, e.stage, e.transition, anonymise(e.documentId, s.job.id)]).sort(),
-      stageMessages: s.stageMessages.map((m) => anonymise(m.jobKey, s.job.id)),
-      fanouts: s.fanouts.length,
-      hold: [s.hold?.status, s.hold?.amount, s.hold?.posted],
-      ledger: s.ledger.map((e) => [e.kind, e.amount]),
-      creditsUsed: s.job.creditsUsed,
-    })
     expect(shape(a)).toEqual(shape(b))
     expect(a.events.length).toBe(a.fanouts.length)
     const ran = a.stageRuns.filter((r) => r.stage !== 'source' && r.status !== 'skipped')
@@ -309,28 +311,131 @@ describe('runStage on real PostgreSQL', () => {
     expect(s.ledger.filter((e) => e.kind === 'settle')).toHaveLength(1)
   })
 
+  it('runStages: a run of cheap stages commits twice, its start and its end, and writes what stage-by-stage writes', async () => {
+    const chained = await submitJob()
+    const clean = await submitJob()
+    await runAll(clean.jobId)
+    let commits = 0
+    const counting: StageDeps = { ...deps, onCommit: () => void commits++ }
+    expect(await runStages(counting, { jobId: chained.jobId, stage: 'initialization', serves: () => true })).toBe(
+      'completed',
+    )
+    // The start of initialization (the job shows as started), then everything else at once.
+    expect(commits).toBe(2)
+    const a = await snapshot(chained.jobId)
+    const b = await snapshot(clean.jobId)
+    expect(a.job.status).toBe('completed')
+    // The same rows, except the queue messages the chain did without.
+    expect({ ...shape(a), stageMessages: null }).toEqual({ ...shape(b), stageMessages: null })
+    expect(a.stageMessages.map((m) => m.jobKey)).toEqual([jobKeys.stage(chained.jobId, 'initialization')])
+    // Every stage ran once and led on to the next, except the last.
+    expect(
+      a.stageRuns.filter((r) => r.stage !== 'source').map((r) => [r.stage, r.attempts, r.continuedInline]),
+    ).toEqual(
+      expect.arrayContaining(
+        WORKER_STAGES.map((st) => [st, 1, st !== 'destination']).filter(([st]) => st !== 'post_processing'),
+      ),
+    )
+    // Events carry the moments they happened: no event of a stage is later than any event of the stage after it.
+    const staged = a.events.filter((e) => e.stage && e.stage !== 'source')
+    const at = (st: string, pick: typeof Math.min) =>
+      pick(...staged.filter((e) => e.stage === st).map((e) => e.createdAt.getTime()))
+    const ran = WORKER_STAGES.filter((st) => staged.some((e) => e.stage === st))
+    expect(ran.length).toBeGreaterThan(4)
+    for (let i = 1; i < ran.length; i++) expect(at(ran[i - 1]!, Math.max)).toBeLessThanOrEqual(at(ran[i]!, Math.min))
+  })
+
   it('runStages: a crash inside the chain resumes, on the first stage’s redelivery, from the first stage not done', async () => {
     const { jobId } = await submitJob()
     const all = () => true
     let commits = 0
-    // The process dies after the sixth commit (parse's exit is the fourth): part of the chain is checkpointed.
+    // Every stage is a checkpoint (checkpointMs 0); the process dies after the fourth commit: initialization's start,
+    // then each exit with the next stage's start, so split_classify is done and extract has started.
     const dying: StageDeps = {
       ...deps,
+      checkpointMs: 0,
       onCommit: () => {
-        if (++commits === 6) throw new Error('worker killed mid-chain')
+        if (++commits === 4) throw new Error('worker killed mid-chain')
       },
     }
     await expect(runStages(dying, { jobId, stage: 'initialization', serves: all })).rejects.toThrow('mid-chain')
     const between = await snapshot(jobId)
     expect(between.job.status).toBe('processing')
+    expect(between.stageRuns.find((r) => r.stage === 'split_classify')).toMatchObject({
+      status: 'completed',
+      continuedInline: true,
+    })
+    expect(between.stageRuns.find((r) => r.stage === 'extract')?.status).toBe('running')
     expect(between.stageMessages.map((m) => m.jobKey)).toEqual([jobKeys.stage(jobId, 'initialization')])
     // BullMQ hands the initialization job out again: the stages done are passed over, the chain goes on to the end.
     expect(await runStages(deps, { jobId, stage: 'initialization', serves: all })).toBe('completed')
     const done = await snapshot(jobId)
     expect(done.job.status).toBe('completed')
+    expect(done.stageRuns.find((r) => r.stage === 'extract')?.attempts).toBe(2)
     expect(done.ledger.filter((e) => e.kind === 'settle')).toHaveLength(1)
     const exited = done.events.filter((e) => e.transition === 'exited')
     expect(new Set(exited.map((e) => `${e.stage}|${e.documentId}`)).size).toBe(exited.length)
+  })
+
+  it('runStages: a stage that throws inside a run keeps the stages before it; the retry resumes there', async () => {
+    const { jobId } = await submitJob()
+    let reads = 0
+    // initialization reads the file first; parse's read (the second) fails once.
+    const flaky: StageDeps = {
+      ...deps,
+      blobs: {
+        ...blobs,
+        localPath: (key) => {
+          if (++reads === 2) return Promise.reject(new Error('disk went away'))
+          return blobs.localPath(key)
+        },
+      },
+    }
+    await expect(runStages(flaky, { jobId, stage: 'initialization', serves: () => true })).rejects.toThrow('went away')
+    const between = await snapshot(jobId)
+    expect(between.stageRuns.find((r) => r.stage === 'initialization')).toMatchObject({
+      status: 'completed',
+      continuedInline: true,
+    })
+    // parse shows as started (its entered events are out), not done.
+    expect(between.stageRuns.find((r) => r.stage === 'parse')).toMatchObject({ status: 'running', attempts: 1 })
+    expect(eventsOf(between.events, 'parse', 'entered').length).toBeGreaterThan(0)
+    expect(eventsOf(between.events, 'parse', 'exited')).toEqual([])
+    expect(between.documents.map((d) => d.status)).toEqual(['processing'])
+
+    expect(await runStages(flaky, { jobId, stage: 'initialization', serves: () => true })).toBe('completed')
+    const done = await snapshot(jobId)
+    expect(done.job.status).toBe('completed')
+    expect(done.stageRuns.find((r) => r.stage === 'parse')).toMatchObject({ status: 'completed', attempts: 2 })
+    expect(eventsOf(done.events, 'parse', 'entered')).toHaveLength(1)
+    expect(done.ledger.filter((e) => e.kind === 'settle')).toHaveLength(1)
+  })
+
+  it('runStages: a job cancelled while a run works discards everything since the last commit', async () => {
+    const { jobId, workspaceId } = await submitJob()
+    let reads = 0
+    const cancelling: StageDeps = {
+      ...deps,
+      blobs: {
+        ...blobs,
+        async localPath(key) {
+          if (++reads === 2) await cancelJob({ db, workspaceId, jobId })
+          return blobs.localPath(key)
+        },
+      },
+    }
+    expect(await runStages(cancelling, { jobId, stage: 'initialization', serves: () => true })).toBe('stopped')
+    const s = await snapshot(jobId)
+    expect(s.job.status).toBe('cancelled')
+    // Only the start of initialization was committed; the run's documents, exits and later stages are gone.
+    expect(s.documents).toEqual([])
+    expect(s.stageRuns.find((r) => r.stage === 'initialization')).toMatchObject({
+      status: 'failed',
+      error: 'cancelled',
+    })
+    expect(s.stageRuns.map((r) => r.stage).sort()).toEqual(['initialization', 'source'])
+    expect(s.events.filter((e) => e.transition === 'exited' && e.stage !== 'source')).toEqual([])
+    expect(s.hold?.status).toBe('voided')
   })
 
   it('a stage already recorded as done is not run again', async () => {

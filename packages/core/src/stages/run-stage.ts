@@ -1,5 +1,7 @@
 import {
+  canTransition,
   creditsForPages,
+  DomainError,
   isFinalStatus,
   newId,
   nextStage,
@@ -8,7 +10,7 @@ import {
   type JobStatus,
   type WorkerStage,
 } from '@quire/domain'
-import type { Tx } from '@quire/db'
+import type { Prisma, StageRun, Tx } from '@quire/db'
 import { settleCredits, voidCredits } from '@quire/ledger'
 import { outbox, outboxWriteCount, type Priority } from '@quire/queues'
 import { recordEvents, type EventInput } from '../events/record-event.ts'
@@ -21,9 +23,10 @@ import { parseStage } from './parse.stage.ts'
 import { postProcessingStage } from './post-processing.stage.ts'
 import { splitClassifyStage } from './split-classify.stage.ts'
 import {
+  type DocumentNote,
   leafDocuments,
+  type LoadedJob,
   loadJobForStage,
-  loadJobForStageInTx,
   type LoadedDocument,
   type StageDeps,
   type StageExecutor,
@@ -31,6 +34,7 @@ import {
 } from './stage-context.ts'
 import { validateStage } from './validate.stage.ts'
 import { clientMessage } from './client-message.ts'
+import { applyDocumentWrites, writeDocumentNotes, writeDocuments, writeStageRuns } from './stage-writes.ts'
 
 const EXECUTORS: Record<WorkerStage, StageExecutor> = {
   initialization: initializationStage,
@@ -73,7 +77,7 @@ async function withStageCpu<T>(fn: () => Promise<T>): Promise<{ value: T; cpuMs:
   }
 }
 
-/** The job left the running states (cancelled, failed elsewhere): the stage's work is discarded. */
+/** The job left the running states (cancelled, failed elsewhere): the stages' work is discarded. */
 class JobNoLongerRunning extends Error {}
 
 export type StageRunResult = 'completed' | 'skipped' | 'already_done' | 'stopped'
@@ -84,28 +88,46 @@ function stageEvents(
   transition: 'entered' | 'exited',
   docs: LoadedDocument[] | null,
   snapshot: Record<string, unknown>,
+  at: Date,
 ): EventInput[] {
-  const base = { workspaceId: job.workspaceId, jobId: job.id, stage, transition, type: `stage.${transition}` as const }
+  const base = {
+    workspaceId: job.workspaceId,
+    jobId: job.id,
+    stage,
+    transition,
+    type: `stage.${transition}` as const,
+    at,
+  }
   const data = transition === 'exited' ? { job: snapshot } : {}
   if (docs === null) return [{ ...base, data }]
   return docs.map((d) => ({ ...base, documentId: d.id, data }))
 }
 
+/** A stage's run this long or longer is committed as soon as it ends (a crash would otherwise redo it). */
+const DEFAULT_CHECKPOINT_MS = 1_000
+
 /**
- * Runs one stage of one job. Idempotent: a stage already recorded as done is not run again, and a re-run after a
- * crash rewrites the same rows (deterministic document ids, upserts). The stage's results, its completion, its
- * events and the next stage's queue message commit in one transaction.
+ * Runs one stage of one job and queues the next through the outbox. Idempotent: a stage already recorded as done
+ * is not run again, and a re-run after a crash rewrites the same rows (deterministic document ids, upserts).
  */
 export async function runStage(deps: StageDeps, opts: { jobId: string; stage: WorkerStage }): Promise<StageRunResult> {
-  return (await runOneStage(deps, opts)).result
+  return runStages(deps, { ...opts, serves: () => false, resume: false })
 }
 
 /**
  * Runs a stage and then, in this process, every following stage `serves` says this process runs, without a queue
- * hop between them (each stage still commits its own exit: a durable checkpoint). A stage whose successor this
- * process does not serve queues it through the outbox as runStage does. Crash safety: the chain runs inside the
- * first stage's queue job; if the process dies, that job is handed out again, its stage is `already_done` with
- * `continuedInline` set, and the chain resumes from the first stage not done.
+ * hop between them. A stage whose successor this process does not serve queues it through the outbox.
+ *
+ * Durable checkpoints: the first stage's start commits on its own (the job shows as started, a crash leaves the
+ * stage `running`). After that, the stages run on the job as held in memory, each seeing what the ones before it
+ * wrote, and their writes (documents, stage runs, events, the job's status) commit together at the next checkpoint:
+ * where the run ends (next stage queued, review, finish, failure), around a stage that is `costly` for this job,
+ * after a stage that took `checkpointMs` or longer, and before a stage's error is handed back. A checkpoint that
+ * goes on inline records `continuedInline` on the last stage done and commits the next stage's start with it.
+ *
+ * Crash safety: the chain runs inside the first stage's queue job. If the process dies, that job is handed out
+ * again; the stages committed are `already_done` (those that `continuedInline` lead on), and the chain resumes from
+ * the first stage not committed. Uncommitted work is simply done again: stages are idempotent.
  */
 export async function runStages(
   deps: StageDeps,
@@ -114,165 +136,328 @@ export async function runStages(
     stage: WorkerStage
     serves: (stage: WorkerStage) => boolean
     onStage?: (s: WorkerStage) => void
+    /** Follow `continuedInline` past stages already done (false for a single runStage). */
+    resume?: boolean
   },
 ): Promise<StageRunResult> {
+  const job = await loadJobForStage(deps.db, opts.jobId)
+  if (!job || job.expiredAt || isFinalStatus(job.status as JobStatus)) return 'stopped'
   let stage = opts.stage
   for (;;) {
-    opts.onStage?.(stage)
-    const { result, inlineNext } = await runOneStage(deps, { jobId: opts.jobId, stage, inline: opts.serves })
-    if (!inlineNext) return result
-    stage = inlineNext
-  }
-}
-
-type StageOutcome = { result: StageRunResult; inlineNext: WorkerStage | null }
-
-async function runOneStage(
-  deps: StageDeps,
-  opts: { jobId: string; stage: WorkerStage; inline?: (stage: WorkerStage) => boolean },
-): Promise<StageOutcome> {
-  const { stage, jobId } = opts
-  const executor = EXECUTORS[stage]
-  const job = await loadJobForStage(deps.db, jobId)
-  if (!job || job.expiredAt || isFinalStatus(job.status as JobStatus)) return { result: 'stopped', inlineNext: null }
-  const existing = job.stageRuns.find((r) => r.stage === stage)
-  if (existing && (existing.status === 'completed' || existing.status === 'skipped')) {
-    // Only a stage whose own exit chose to go on inline may resume the chain: otherwise the next stage has its own
-    // queue job, and running it here too would run it twice at once.
-    const next = existing.continuedInline && opts.inline ? nextStage(stage) : null
-    return { result: 'already_done', inlineNext: next }
+    const run = job.stageRuns.find((r) => r.stage === stage)
+    if (!run || (run.status !== 'completed' && run.status !== 'skipped')) break
+    // Only a stage whose checkpoint chose to go on inline leads on: otherwise the next stage has its own queue job,
+    // and running it here too would run it twice at once.
+    const next = run.continuedInline && opts.resume !== false ? nextStage(stage) : null
+    if (!next) return 'already_done'
+    stage = next
   }
 
   const definition = PipelineDefinition.parse(job.definition)
-  const enabled = executor.enabled?.(definition) ?? true
-  const perDocument = PER_DOCUMENT_STAGES.includes(stage)
-  const docs = perDocument ? executor.documentsFor(job) : null
-  const startedAt = new Date()
+  const checkpointMs = deps.checkpointMs ?? DEFAULT_CHECKPOINT_MS
+  const run = new StageRunState(job, definition)
+  if (!(await commitRun(deps, run, { enter: stage }))) return 'stopped'
 
-  const writesBeforeEnter = outboxWriteCount()
+  for (;;) {
+    opts.onStage?.(stage)
+    const executor = EXECUTORS[stage]
+    const enabled = run.enabled(stage)
+    let output: StageOutput
+    let ownCpuMs: number
+    try {
+      // CPU the stage used: its share of this process's (withStageCpu) plus what it reports from elsewhere (the
+      // parse processes, with the programs they run). Form A shows the sum as machine_seconds.
+      ;({ value: output, cpuMs: ownCpuMs } = await withStageCpu(
+        async (): Promise<StageOutput> => (enabled ? await executor.run({ deps, job: run.job, definition }) : {}),
+      ))
+    } catch (err) {
+      // What the stages before this one did is kept, and this one shows as running (its retry counts an attempt).
+      if (run.hasWrites()) await commitRun(deps, run, {})
+      throw err
+    }
+    const { ms, nothingLeft } = run.exit(stage, output, ownCpuMs + (output.cpuMs ?? 0), new Date())
+    const result: StageRunResult = enabled ? 'completed' : 'skipped'
+    const next = nextStage(stage)
+    let end: RunEnd
+    if (nothingLeft) end = { fail: stage }
+    else if (output.holdForReview) end = { review: stage }
+    else if (!next) end = { finish: true }
+    else if (!opts.serves(next)) end = { queue: next }
+    else {
+      const costly = executor.costly?.(run.job) || EXECUTORS[next].costly?.(run.job) || ms >= checkpointMs
+      run.goOnInline(stage)
+      if (costly && !(await commitRun(deps, run, { enter: next }))) return 'stopped'
+      if (!costly) run.enter(next, new Date())
+      stage = next
+      continue
+    }
+    return (await commitRun(deps, run, end)) ? result : 'stopped'
+  }
+}
+
+/**
+ * How a commit ends the run of stages: with the next stage entered (the run goes on), queued for another process,
+ * the job paused for review, finished, or failed because a stage left no document.
+ */
+type RunEnd = {
+  enter?: WorkerStage
+  queue?: WorkerStage
+  review?: WorkerStage
+  finish?: true
+  fail?: WorkerStage
+}
+
+/**
+ * Commits what the run holds: in one transaction, with the job's row locked and still running. Returns false (and
+ * discards the work) when the job stopped meanwhile (cancelled, timed out).
+ */
+async function commitRun(deps: StageDeps, run: StageRunState, end: RunEnd): Promise<boolean> {
+  const writesBefore = outboxWriteCount()
   try {
     await deps.db.$transaction(async (tx) => {
-      const status = await lockJob(tx, jobId)
-      if (!status || isFinalStatus(status)) throw new JobNoLongerRunning()
-      const to: JobStatus = stage === 'initialization' ? 'preprocessing' : 'processing'
-      const data = { stageNow: stage, startedAt: job.startedAt ?? startedAt }
-      if (status === to) await tx.job.update({ where: { id: jobId }, data })
-      else await transitionJob(tx, { jobId, from: status, to, data })
-      if (!enabled) return
-      if (existing) {
-        await tx.stageRun.update({
-          where: { id: existing.id },
-          data: { attempts: { increment: 1 }, status: 'running' },
-        })
-        return
-      }
-      await tx.stageRun.create({ data: { id: newId('run'), jobId, stage, status: 'running', startedAt } })
-      const events = stageEvents(job, stage, 'entered', docs, {})
-      if (stage === 'initialization') events.unshift({ workspaceId: job.workspaceId, jobId, type: 'job.started' })
-      await recordEvents(tx, events)
+      const [locked] = await tx.$queryRaw<{ status: JobStatus; error_group_id: string | null }[]>`
+        SELECT status::text AS status, error_group_id FROM jobs WHERE id = ${run.job.id} FOR UPDATE`
+      if (!locked || isFinalStatus(locked.status)) throw new JobNoLongerRunning()
+      if (end.enter) run.enter(end.enter, new Date())
+      await run.write(tx, locked, end)
     })
   } catch (err) {
-    if (err instanceof JobNoLongerRunning) return { result: 'stopped', inlineNext: null }
+    if (err instanceof JobNoLongerRunning) return false
     throw err
   }
+  run.committed()
   // The relay is kicked only when the transaction queued something (an empty pass still costs three statements).
-  if (outboxWriteCount() !== writesBeforeEnter) deps.onCommit?.()
+  if (outboxWriteCount() !== writesBefore) deps.onCommit?.()
+  return true
+}
 
-  // CPU the stage used: its share of this process's (withStageCpu) plus what it reports from elsewhere (the parse
-  // processes, with the programs they run). Form A shows the sum as machine_seconds.
-  const { value: output, cpuMs: ownCpuMs } = await withStageCpu(
-    async (): Promise<StageOutput> => (enabled ? await executor.run({ deps, job, definition }) : {}),
-  )
-  const cpuMs = ownCpuMs + (output.cpuMs ?? 0)
-  const completedAt = new Date()
-  let inlineNext: WorkerStage | null = null
+/**
+ * The job as the stages of one run see it, with everything they did since the last commit: the documents they
+ * touched, their history lines, stage runs, events in the order they happened, and the job's own changes.
+ */
+class StageRunState {
+  private touched = new Set<string>()
+  private notes: (DocumentNote & { at: Date })[] = []
+  private runs = new Map<string, StageRun>()
+  private events: EventInput[] = []
+  /** Statuses the job passes through in memory, from the status it had at the last commit. */
+  private statuses: JobStatus[] = []
+  private jobChanges: { stageNow?: string | null; startedAt?: Date } = {}
+  /** Each stage's documents as it entered (its exit events name the same ones, less those it failed). */
+  private enteredDocs = new Map<WorkerStage, LoadedDocument[] | null>()
+  private status: JobStatus
+  /** The first document the last stage failed on: the job's error when no document is left. */
+  private lastFailure: { code: string; message: string } | null = null
 
-  const writesBeforeExit = outboxWriteCount()
-  try {
-    await deps.db.$transaction(async (tx) => {
-      inlineNext = null
-      const status = await lockJob(tx, jobId)
-      if (!status || isFinalStatus(status)) throw new JobNoLongerRunning()
-      await output.apply?.(tx)
-      const failed = output.failedDocuments ?? []
-      for (const f of failed) {
-        await tx.document.update({
-          where: { id: f.documentId },
-          data: { status: 'failed', errorCode: f.code, errorMessage: clientMessage(f.message, stage) },
-        })
-        await tx.documentEvent.create({
-          data: {
-            id: newId('dev'),
-            documentId: f.documentId,
-            type: 'failed',
-            data: { stage, code: f.code, message: clientMessage(f.message, stage) },
-          },
-        })
-      }
-      // Only what the exit decides on (one query; the documents' contents are not read back).
-      const [after] = await tx.$queryRaw<{ error_group_id: string | null; documents: number; live: number }[]>`
-        SELECT (SELECT error_group_id FROM jobs WHERE id = ${jobId}) AS error_group_id,
-               count(*)::int AS documents,
-               (count(*) FILTER (WHERE status::text NOT IN ('failed', 'split')))::int AS live
-        FROM documents WHERE job_id = ${jobId}`
-      if (!after) throw new JobNoLongerRunning()
-      const nothingLeft = after.documents > 0 && after.live === 0
-      const next = nextStage(stage)
-      if (next && !nothingLeft && !output.holdForReview && opts.inline?.(next)) inlineNext = next
-      const runData = {
-        continuedInline: inlineNext !== null,
-        status: !enabled ? ('skipped' as const) : nothingLeft ? ('failed' as const) : ('completed' as const),
-        completedAt,
-        ms: completedAt.getTime() - startedAt.getTime(),
-        credits: output.credits ?? 0,
-        cpuMs,
-        error: failed.length
-          ? failed
-              .map((f) => clientMessage(f.message, stage))
-              .join('; ')
-              .slice(0, 2000)
-          : null,
-      }
-      await tx.stageRun.upsert({
-        where: { jobId_stage: { jobId, stage } },
-        update: runData,
-        create: { id: newId('run'), jobId, stage, startedAt, ...runData },
-      })
-      if (nothingLeft) {
-        const first = failed[0]
-        await failJobInTx(tx, {
-          jobId,
-          stage,
-          code: first?.code ?? 'stage_failed',
-          message: first ? clientMessage(first.message, stage) : 'no document left',
-        })
-        return
-      }
-      // The stage that blocked the job (if any) has now completed: the job leaves its error group.
-      await leaveErrorGroupInTx(tx, { id: jobId, workspaceId: job.workspaceId, errorGroupId: after.error_group_id })
-      const exitedDocs = docs?.filter((d) => !failed.some((f) => f.documentId === d.id)) ?? null
-      const snapshot = { status: status, stage_now: stage }
-      const events = enabled
-        ? [...stageEvents(job, stage, 'exited', exitedDocs, snapshot), ...(output.events ?? [])]
-        : []
-      await recordEvents(tx, events)
-      if (output.holdForReview) {
-        // Resumed by core reviewDocument once every parked document is decided; nothing is queued meanwhile.
-        await transitionJob(tx, { jobId, from: status, to: 'awaiting_review', data: { stageNow: stage } })
-      } else if (inlineNext) {
-        // Nothing queued: this process runs it next (runStages).
-      } else if (next) {
-        await outbox.stage(tx, { stage: next, jobId }, { priority: (job.priority as Priority) ?? 'standard' })
-      } else {
-        await finishJobInTx(tx, { jobId, from: status })
-      }
-    })
-  } catch (err) {
-    if (err instanceof JobNoLongerRunning) return { result: 'stopped', inlineNext: null }
-    throw err
+  constructor(
+    readonly job: LoadedJob,
+    readonly definition: PipelineDefinition,
+  ) {
+    this.status = job.status as JobStatus
   }
-  if (outboxWriteCount() !== writesBeforeExit) deps.onCommit?.()
-  return { result: enabled ? 'completed' : 'skipped', inlineNext }
+
+  enabled(stage: WorkerStage): boolean {
+    return EXECUTORS[stage].enabled?.(this.definition) ?? true
+  }
+
+  hasWrites(): boolean {
+    return this.runs.size > 0 || this.events.length > 0 || this.touched.size > 0 || this.statuses.length > 0
+  }
+
+  private moveTo(to: JobStatus) {
+    if (this.status === to) return
+    if (!canTransition(this.status, to)) {
+      throw new DomainError('JOB_NOT_CANCELLABLE', `job cannot move from ${this.status} to ${to}`)
+    }
+    this.status = to
+    this.statuses.push(to)
+  }
+
+  private putRun(run: StageRun) {
+    this.runs.set(run.stage, run)
+    const i = this.job.stageRuns.findIndex((r) => r.stage === run.stage)
+    if (i === -1) this.job.stageRuns.push(run)
+    else this.job.stageRuns[i] = run
+  }
+
+  enter(stage: WorkerStage, at: Date) {
+    const job = this.job
+    this.moveTo(stage === 'initialization' ? 'preprocessing' : 'processing')
+    job.stageNow = stage
+    job.startedAt ??= at
+    this.jobChanges = { stageNow: stage, startedAt: job.startedAt }
+    const perDocument = PER_DOCUMENT_STAGES.includes(stage)
+    const docs = perDocument ? EXECUTORS[stage].documentsFor(job) : null
+    this.enteredDocs.set(stage, docs)
+    if (!this.enabled(stage)) return
+    const existing = job.stageRuns.find((r) => r.stage === stage)
+    if (existing) {
+      // A retry: one more attempt, no second set of entered events.
+      this.putRun({ ...existing, attempts: existing.attempts + 1, status: 'running' })
+      return
+    }
+    this.putRun({
+      id: newId('run'),
+      jobId: job.id,
+      stage,
+      status: 'running',
+      attempts: 1,
+      credits: 0,
+      error: null,
+      startedAt: at,
+      completedAt: null,
+      ms: null,
+      cpuMs: null,
+      continuedInline: false,
+    })
+    const events = stageEvents(job, stage, 'entered', docs, {}, at)
+    if (stage === 'initialization')
+      events.unshift({ workspaceId: job.workspaceId, jobId: job.id, type: 'job.started', at })
+    this.events.push(...events)
+  }
+
+  /** Applies a stage's output to the job; says whether any document is left to go on with. */
+  exit(stage: WorkerStage, output: StageOutput, cpuMs: number, at: Date): { ms: number; nothingLeft: boolean } {
+    const job = this.job
+    const enabled = this.enabled(stage)
+    applyDocumentWrites(job, output.documents ?? [], at, this.touched)
+    const failed = output.failedDocuments ?? []
+    for (const f of failed) {
+      const message = clientMessage(f.message, stage)
+      applyDocumentWrites(
+        job,
+        [{ update: f.documentId, set: { status: 'failed', errorCode: f.code, errorMessage: message } }],
+        at,
+        this.touched,
+      )
+      this.notes.push({ documentId: f.documentId, type: 'failed', data: { stage, code: f.code, message }, at })
+    }
+    for (const n of output.notes ?? []) this.notes.push({ ...n, at })
+    this.lastFailure = failed[0] ?? null
+    const live = job.documents.filter((d) => d.status !== 'failed' && d.status !== 'split').length
+    const nothingLeft = job.documents.length > 0 && live === 0
+    const existing = job.stageRuns.find((r) => r.stage === stage)
+    const startedAt = existing?.startedAt ?? at
+    const ms = at.getTime() - startedAt.getTime()
+    this.putRun({
+      id: existing?.id ?? newId('run'),
+      jobId: job.id,
+      stage,
+      attempts: existing?.attempts ?? 1,
+      startedAt,
+      continuedInline: false,
+      status: !enabled ? 'skipped' : nothingLeft ? 'failed' : 'completed',
+      completedAt: at,
+      ms,
+      credits: output.credits ?? 0,
+      cpuMs: Math.round(cpuMs),
+      error: failed.length
+        ? failed
+            .map((f) => clientMessage(f.message, stage))
+            .join('; ')
+            .slice(0, 2000)
+        : null,
+    })
+    if (nothingLeft || !enabled) return { ms, nothingLeft }
+    const exitedDocs = this.enteredDocs.get(stage)?.filter((d) => !failed.some((f) => f.documentId === d.id)) ?? null
+    const snapshot = { status: this.status, stage_now: stage }
+    this.events.push(
+      ...stageEvents(job, stage, 'exited', exitedDocs, snapshot, at),
+      ...(output.events ?? []).map((e) => ({ ...e, at })),
+    )
+    return { ms, nothingLeft }
+  }
+
+  /** The stage's successor runs here next: no queue message will exist for it. */
+  goOnInline(stage: WorkerStage) {
+    const run = this.runs.get(stage)
+    if (run) this.putRun({ ...run, continuedInline: true })
+    else {
+      // A skipped stage has no run until its exit; exit always records one, so this is never reached.
+      throw new Error(`stage ${stage} has no run to continue from`)
+    }
+  }
+
+  /** Writes everything held, then what `end` decides, under the job's row lock. */
+  async write(tx: Tx, locked: { status: JobStatus; error_group_id: string | null }, end: RunEnd) {
+    const job = this.job
+    // The path the job took in memory must be a path from the status it has now.
+    let from = locked.status
+    for (const to of this.statuses) {
+      if (from !== to && !canTransition(from, to)) {
+        throw new DomainError('JOB_NOT_CANCELLABLE', `job cannot move from ${from} to ${to}`)
+      }
+      from = to
+    }
+    await writeDocuments(
+      tx,
+      job.documents.filter((d) => this.touched.has(d.id)),
+    )
+    await writeDocumentNotes(tx, this.notes)
+    const stageDone = [...this.runs.values()].some((r) => r.completedAt !== null)
+    // A stage done (or the job failing) takes the job out of the error group a blocked stage put it in.
+    if (locked.error_group_id && (stageDone || end.fail)) {
+      await leaveErrorGroupInTx(tx, { id: job.id, workspaceId: job.workspaceId, errorGroupId: locked.error_group_id })
+    }
+    const now = new Date()
+    let to = from
+    let data: Prisma.JobUpdateManyMutationInput = { ...this.jobChanges }
+    const finalEvents: EventInput[] = []
+    if (end.queue) {
+      await outbox.stage(
+        tx,
+        { stage: end.queue, jobId: job.id },
+        { priority: (job.priority as Priority) ?? 'standard' },
+      )
+    } else if (end.review) {
+      // Resumed by core reviewDocument once every parked document is decided; nothing is queued meanwhile.
+      to = 'awaiting_review'
+      data = { stageNow: end.review }
+    } else if (end.finish) {
+      const finished = await settleJob(tx, job, this.definition)
+      to = finished.status
+      data = { ...finished.data, stageNow: null, completedAt: now }
+      finalEvents.push({ workspaceId: job.workspaceId, jobId: job.id, type: 'job.finished', data: { status: to } })
+    } else if (end.fail) {
+      const first = this.lastFailure
+      to = 'failed'
+      data = {
+        failedStage: end.fail,
+        errorCode: first?.code ?? 'stage_failed',
+        errorMessage: first ? clientMessage(first.message, end.fail) : 'no document left',
+        completedAt: now,
+        stageNow: null,
+        creditsUsed: 0,
+      }
+      await voidCredits(tx, { jobId: job.id })
+      finalEvents.push({
+        workspaceId: job.workspaceId,
+        jobId: job.id,
+        type: 'job.finished',
+        data: { status: 'failed' },
+      })
+    }
+    await writeStageRuns(tx, [...this.runs.values()])
+    await recordEvents(tx, [...this.events, ...finalEvents])
+    if (to !== from && !canTransition(from, to)) {
+      throw new DomainError('JOB_NOT_CANCELLABLE', `job cannot move from ${from} to ${to}`)
+    }
+    // One write for the whole path (e.g. preprocessing -> processing -> completed), each step checked above.
+    if (to !== locked.status) {
+      await tx.job.updateMany({ where: { id: job.id, status: locked.status }, data: { ...data, status: to } })
+    } else if (Object.keys(data).length > 0) await tx.job.update({ where: { id: job.id }, data })
+    this.status = to
+  }
+
+  /** Everything held is now in the database. */
+  committed() {
+    this.touched.clear()
+    this.notes = []
+    this.runs.clear()
+    this.events = []
+    this.statuses = []
+    this.jobChanges = {}
+  }
 }
 
 /**
@@ -280,10 +465,11 @@ async function runOneStage(
  * fail, never more than the stages charged) and finish as `completed`, or `completed_with_errors` when a document
  * failed on the way (DESIGN: one document of several failing does not sink the others).
  */
-async function finishJobInTx(tx: Tx, opts: { jobId: string; from: JobStatus }) {
-  const job = await loadJobForStageInTx(tx, opts.jobId)
-  if (!job) throw new JobNoLongerRunning()
-  const definition = PipelineDefinition.parse(job.definition)
+async function settleJob(
+  tx: Tx,
+  job: LoadedJob,
+  definition: PipelineDefinition,
+): Promise<{ status: JobStatus; data: Prisma.JobUpdateManyMutationInput }> {
   const charged = job.stageRuns.reduce((n, r) => n + r.credits, 0)
   const livePages = leafDocuments(job).reduce((n, d) => n + d.pages.length, 0)
   const used = Math.min(charged, creditsForPages(livePages, definition.credits.per_page))
@@ -294,14 +480,9 @@ async function finishJobInTx(tx: Tx, opts: { jobId: string; from: JobStatus }) {
   const firstFailedDocument = job.documents
     .filter((d) => d.status === 'failed')
     .sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime())[0]
-  const to: JobStatus = firstFailure ? 'completed_with_errors' : 'completed'
-  await transitionJob(tx, {
-    jobId: job.id,
-    from: opts.from,
-    to,
+  return {
+    status: firstFailure ? 'completed_with_errors' : 'completed',
     data: {
-      stageNow: null,
-      completedAt: new Date(),
       creditsUsed: settled?.posted ?? used,
       ...(firstFailure
         ? {
@@ -311,8 +492,7 @@ async function finishJobInTx(tx: Tx, opts: { jobId: string; from: JobStatus }) {
           }
         : {}),
     },
-  })
-  await recordEvents(tx, [{ workspaceId: job.workspaceId, jobId: job.id, type: 'job.finished', data: { status: to } }])
+  }
 }
 
 async function failJobInTx(

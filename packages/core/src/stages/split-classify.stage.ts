@@ -1,6 +1,6 @@
 import { childDocumentIdFor } from '@quire/domain'
 import { classify, splitPages } from '@quire/extraction'
-import { rootDocuments, type StageExecutor, type StageOutput } from './stage-context.ts'
+import { type DocumentWrite, rootDocuments, type StageExecutor, type StageOutput } from './stage-context.ts'
 
 /** A page with fewer visible characters than this gave no text (neither a text layer nor OCR read anything). */
 const MIN_PAGE_CHARS = 1
@@ -15,19 +15,17 @@ export const splitClassifyStage: StageExecutor = {
   documentsFor: rootDocuments,
   async run({ job, definition }) {
     const failedDocuments: NonNullable<StageOutput['failedDocuments']> = []
-    const writes: Array<
-      (tx: Parameters<NonNullable<import('./stage-context.ts').StageOutput['apply']>>[0]) => Promise<unknown>
-    > = []
+    const writes: DocumentWrite[] = []
     for (const doc of rootDocuments(job)) {
       const content = doc.content as { pages?: string[]; layout?: unknown[] } | null
       const pages = (content?.pages ?? []) as string[]
       const groups = splitPages(pages, definition.split.mode, definition.document_types)
       if (groups.length <= 1) {
         const c = classify(pages.join('\n\n'), definition.document_types)
-        writes.push((tx) => tx.document.update({ where: { id: doc.id }, data: { type: c.type, schemaId: c.schemaId } }))
+        writes.push({ update: doc.id, set: { type: c.type, schemaId: c.schemaId } })
         continue
       }
-      writes.push((tx) => tx.document.update({ where: { id: doc.id }, data: { status: 'split' } }))
+      writes.push({ update: doc.id, set: { status: 'split' } })
       groups.forEach((g, i) => {
         const childPages = g.pages.map((n) => pages[n - 1] ?? '')
         // Each child keeps its pages' word positions (they carry the file's page numbers).
@@ -41,31 +39,24 @@ export const splitClassifyStage: StageExecutor = {
             message: `no text could be read from page${g.pages.length > 1 ? 's' : ''} ${g.pages.join(', ')}`,
           })
         }
-        writes.push((tx) =>
-          tx.document.upsert({
-            where: { id: childDocumentIdFor(doc.id, i + 1) },
-            update: {},
-            create: {
-              id: childDocumentIdFor(doc.id, i + 1),
-              jobId: job.id,
-              parentId: doc.id,
-              filePosition: doc.filePosition,
-              status: 'processing',
-              type: g.type,
-              schemaId: g.schemaId,
-              pages: g.pages,
-              metadata: (doc.metadata ?? undefined) as object | undefined,
-              content: { pages: childPages, ...(childLayout ? { layout: childLayout as object[] } : {}) },
-            },
-          }),
-        )
+        writes.push({
+          create: {
+            id: childDocumentIdFor(doc.id, i + 1),
+            parentId: doc.id,
+            filePosition: doc.filePosition,
+            status: 'processing',
+            type: g.type,
+            schemaId: g.schemaId,
+            pages: g.pages,
+            metadata: doc.metadata,
+            content: { pages: childPages, ...(childLayout ? { layout: childLayout } : {}) },
+          },
+        })
       })
     }
     return {
       failedDocuments,
-      apply: async (tx) => {
-        for (const w of writes) await w(tx)
-      },
+      documents: writes,
     }
   },
 }

@@ -1,5 +1,5 @@
 import type { PipelineDefinition, WorkerStage } from '@quire/domain'
-import type { Db, Tx } from '@quire/db'
+import type { Db } from '@quire/db'
 import type { OcrEngine, ParsePool } from '@quire/extraction'
 import type { BlobStore, Destinations } from '@quire/storage'
 import type { EventInput } from '../events/record-event.ts'
@@ -14,6 +14,11 @@ export type StageDeps = {
   destinations?: Destinations
   /** Called after a transaction that wrote outbox rows committed, so the relay can run at once. */
   onCommit?: () => void
+  /**
+   * A stage that ran this long (ms) is committed as soon as it ends, even when the next one runs in this process
+   * (QUIRE_STAGE_CHECKPOINT_MS; default 1000). 0 commits after every stage.
+   */
+  checkpointMs?: number
 }
 
 export type LoadedJob = NonNullable<Awaited<ReturnType<typeof loadJobForStage>>>
@@ -33,29 +38,49 @@ export async function loadJobForStage(db: Db, jobId: string) {
   return job ? { ...job, files, documents, stageRuns } : null
 }
 
-/**
- * The same, inside an interactive transaction. Relations are read one query after another rather than with a Prisma
- * `include` or at once: inside an interactive transaction an include runs its child queries concurrently on the one
- * connection (prisma/orm#29468), which pg 8 only warns about and pg 9 refuses.
- */
-export async function loadJobForStageInTx(tx: Tx, jobId: string): Promise<LoadedJob | null> {
-  const job = await tx.job.findUnique({ where: { id: jobId } })
-  if (!job) return null
-  const files = await tx.jobFile.findMany({ where: { jobId }, orderBy: { position: 'asc' } })
-  const documents = await tx.document.findMany({ where: { jobId }, orderBy: { id: 'asc' } })
-  const stageRuns = await tx.stageRun.findMany({ where: { jobId } })
-  return { ...job, files, documents, stageRuns }
-}
-
 export type StageContext = {
   deps: StageDeps
   job: LoadedJob
   definition: PipelineDefinition
 }
 
-/** What a stage produced: written in the exit transaction together with the stage's completion. */
+/** A document a stage creates; inserted unless a document with its id exists (a re-run keeps the first). */
+export type NewDocument = {
+  id: string
+  parentId?: string | null
+  filePosition: number
+  status: string
+  type?: string | null
+  schemaId?: string | null
+  pages: number[]
+  metadata?: unknown
+  content?: unknown
+}
+
+/** Fields of an existing document a stage changes. */
+export type DocumentChanges = {
+  status?: string
+  type?: string | null
+  schemaId?: string | null
+  content?: unknown
+  data?: unknown
+  errorCode?: string | null
+  errorMessage?: string | null
+}
+
+/**
+ * A stage's change to one document. Stages describe their writes instead of making them: the runner applies them
+ * to the job the next stage sees and writes them at the next durable checkpoint (see runStages).
+ */
+export type DocumentWrite = { create: NewDocument } | { update: string; set: DocumentChanges }
+
+/** A line in a document's own history (`document_events`). */
+export type DocumentNote = { documentId: string; type: string; data?: Record<string, unknown> }
+
+/** What a stage produced: written at the stage's exit, together with its completion. */
 export type StageOutput = {
-  apply?: (tx: Tx) => Promise<void>
+  documents?: DocumentWrite[]
+  notes?: DocumentNote[]
   events?: EventInput[]
   credits?: number
   /** Documents this stage failed on (the job goes on with the others). */
@@ -73,6 +98,11 @@ export type StageExecutor = {
   /** False: the stage is skipped (no events, recorded as skipped). */
   enabled?(definition: PipelineDefinition): boolean
   run(ctx: StageContext): Promise<StageOutput>
+  /**
+   * True when a re-run of this stage for this job would be expensive (many pages, OCR): the runner then commits
+   * before the stage starts and after it ends, so its progress is visible and a crash does not redo it.
+   */
+  costly?(job: LoadedJob): boolean
 }
 
 export const rootDocuments = (job: LoadedJob) =>

@@ -1,5 +1,5 @@
 import { resolveSchema } from '@quire/extraction'
-import { newId, type PipelineDefinition } from '@quire/domain'
+import type { PipelineDefinition } from '@quire/domain'
 import { leafDocuments, type StageExecutor } from './stage-context.ts'
 
 type FieldValue = { value: unknown; confidence: number }
@@ -49,14 +49,8 @@ export const validateStage: StageExecutor = {
         documentId: v.doc.id,
         data: { problems: v.problems },
       })),
-      apply: async (tx) => {
-        for (const v of parked) {
-          await tx.document.update({ where: { id: v.doc.id }, data: { status: 'in_review' } })
-          await tx.documentEvent.create({
-            data: { id: newId('dev'), documentId: v.doc.id, type: 'review_required', data: { problems: v.problems } },
-          })
-        }
-      },
+      documents: parked.map((v) => ({ update: v.doc.id, set: { status: 'in_review' } })),
+      notes: parked.map((v) => ({ documentId: v.doc.id, type: 'review_required', data: { problems: v.problems } })),
     }
   },
 }
