@@ -3,6 +3,7 @@ import {
   createQueueSet,
   createRedis,
   DELIVERY_QUEUE,
+  dispatchOutboxRows,
   drainWorkers,
   FANOUT_QUEUE,
   handBackOnCancel,
@@ -17,6 +18,8 @@ import { openProcessSecretBox, SECRET_LOG_REDACT_PATHS } from '@quire/secrets'
 import { config } from './config.ts'
 import { createDeliveryProcessor } from './processors/deliver-webhook.processor.ts'
 import { createFanoutProcessor } from './processors/fanout.processor.ts'
+import { limitConcurrency } from './batching/limit-concurrency.ts'
+import { createDeliveryBatching } from './use-cases/delivery-rows.ts'
 
 const log = pino({
   name: 'quire-webhook-dispatcher',
@@ -32,6 +35,8 @@ const relay = startOutboxRelay({
   db,
   queues,
   retentionMs: config.outboxRetentionMs,
+  // Events are recorded by every app; their fan-out starts when they commit, not at the next poll.
+  listen: { databaseUrl: config.databaseUrl, queues: [FANOUT_QUEUE, DELIVERY_QUEUE] },
   onError: (err) => log.warn({ err }, 'outbox relay pass failed; will retry'),
 })
 const dispatcher = createGuardedDispatcher({
@@ -48,6 +53,11 @@ const onHandBack = (info: { jobId?: string; queue: string }) =>
 // idempotent per event and delivery id, so a stalled job is always handed back, never failed by BullMQ (a failed job
 // under its deterministic id would leave PostgreSQL's pending row waiting for the requeue sweep).
 const STALLS_TOLERATED = 1_000
+const FANOUT_CONCURRENCY = 50
+// QUIRE_DELIVERY_CONCURRENCY bounds the POSTs in flight. A delivery job also reads its row and records its outcome
+// (PostgreSQL round trips and a commit, together longer than a POST to a fast receiver); more jobs than POST slots
+// keep every slot busy while others read or record.
+const JOBS_PER_POST = 4
 const workerOpts = () => ({
   connection: createRedis(config.redisUrl, 'worker'),
   prefix: config.queuePrefix,
@@ -57,10 +67,21 @@ const workers = [
   new Worker(
     FANOUT_QUEUE,
     handBackOnCancel(
-      outageTolerant(createFanoutProcessor({ db, publicUrl: config.publicUrl, onCommit: relay.kick }), { onOutage }),
+      outageTolerant(
+        createFanoutProcessor({
+          db,
+          publicUrl: config.publicUrl,
+          // The first attempts go to BullMQ right after the fan-out commits; their outbox rows are the safety net.
+          dispatch: (rows) => dispatchOutboxRows(db, queues, rows),
+          onCommit: relay.kick,
+          onDispatchError: (err) => log.warn({ err }, 'first attempts left to the outbox relay'),
+        }),
+        { onOutage },
+      ),
       { onHandBack },
     ),
-    { ...workerOpts(), concurrency: 5 },
+    // Fan-outs running together share their reads and their write (see createFanoutProcessor).
+    { ...workerOpts(), concurrency: FANOUT_CONCURRENCY },
   ),
   new Worker(
     DELIVERY_QUEUE,
@@ -75,6 +96,8 @@ const workers = [
           connectTimeoutMs: config.connectTimeoutMs,
           retry: config.retry,
           onCommit: relay.kick,
+          batching: createDeliveryBatching(db),
+          inFlight: limitConcurrency(config.concurrency),
         }),
         { onOutage },
       ),
@@ -83,7 +106,7 @@ const workers = [
     // A delivery can wait 30 s for a slow receiver; the lock must outlast it.
     {
       ...workerOpts(),
-      concurrency: config.concurrency,
+      concurrency: config.concurrency * JOBS_PER_POST,
       lockDuration: config.timeoutMs + config.connectTimeoutMs + 10_000,
     },
   ),

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { WORKER_STAGES, type WorkerStage } from '@quire/domain'
 import { z } from 'zod'
 
@@ -9,11 +10,28 @@ import { z } from 'zod'
 export const StageJobPayload = z.object({ jobId: z.string().min(1) })
 export type StageJobPayload = z.infer<typeof StageJobPayload>
 
-export const FanoutPayload = z.object({ eventId: z.string().min(1) })
+/** One event, or the events one outbox write named (a transaction's events are fanned out together). */
+export const FanoutPayload = z.union([
+  z.object({ eventId: z.string().min(1) }),
+  z.object({ eventIds: z.array(z.string().min(1)).min(1) }),
+])
 export type FanoutPayload = z.infer<typeof FanoutPayload>
 
-export const DeliveryPayload = z.object({ deliveryId: z.string().min(1), attempt: z.number().int().min(1) })
+/** The events a fan-out job names. */
+export const fanoutEventIds = (p: FanoutPayload): string[] => ('eventIds' in p ? p.eventIds : [p.eventId])
+
+/**
+ * One attempt of one delivery, or the same attempt of several (the first attempts of a fan-out, sent as one job:
+ * every queue job costs Redis round trips). Each delivery keeps its own id, row and retries.
+ */
+export const DeliveryPayload = z.union([
+  z.object({ deliveryId: z.string().min(1), attempt: z.number().int().min(1) }),
+  z.object({ deliveryIds: z.array(z.string().min(1)).min(1), attempt: z.number().int().min(1) }),
+])
 export type DeliveryPayload = z.infer<typeof DeliveryPayload>
+
+/** The deliveries a delivery job names. */
+export const deliveryIdsOf = (p: DeliveryPayload): string[] => ('deliveryIds' in p ? p.deliveryIds : [p.deliveryId])
 
 export const stageQueueName = (stage: WorkerStage): string => `stage-${stage}`
 export const FANOUT_QUEUE = 'webhook-fanout'
@@ -40,6 +58,9 @@ export type CatalogInput<E> = E extends CatalogEntry<infer Input, unknown> ? Inp
 
 const entry = <Input, Payload>(e: CatalogEntry<Input, Payload>) => e
 
+/** A group job's id names its first member and a digest of all of them: the same group always gets the same id. */
+const groupDigest = (ids: readonly string[]) => createHash('sha256').update(ids.join('|')).digest('hex').slice(0, 16)
+
 /** What a producer names to queue a stage: the payload only carries the job id, the stage picks the queue. */
 export type StageJobInput = { stage: WorkerStage } & StageJobPayload & {
     /** A deliberate re-run of a stage already queued once (an error group's retry or rerun): its own BullMQ id. */
@@ -62,21 +83,28 @@ export const QUEUE_CATALOG = {
   }),
   fanout: entry({
     payload: FanoutPayload,
-    address: ({ eventId }: FanoutPayload) => ({
-      queue: FANOUT_QUEUE,
-      name: 'fanout',
-      jobKey: `fanout.${eventId}`,
-      payload: { eventId },
-    }),
+    address: (input: FanoutPayload) => {
+      const ids = fanoutEventIds(input)
+      return {
+        queue: FANOUT_QUEUE,
+        name: 'fanout',
+        jobKey: ids.length === 1 ? `fanout.${ids[0]}` : `fanout.${ids[0]}.${groupDigest(ids)}`,
+        payload: ids.length === 1 ? { eventId: ids[0]! } : { eventIds: ids },
+      }
+    },
   }),
   delivery: entry({
     payload: DeliveryPayload,
-    address: ({ deliveryId, attempt }: DeliveryPayload) => ({
-      queue: DELIVERY_QUEUE,
-      name: 'deliver',
-      jobKey: `${deliveryId}.a${attempt}`,
-      payload: { deliveryId, attempt },
-    }),
+    address: (input: DeliveryPayload) => {
+      const ids = deliveryIdsOf(input)
+      const { attempt } = input
+      return {
+        queue: DELIVERY_QUEUE,
+        name: 'deliver',
+        jobKey: ids.length === 1 ? `${ids[0]}.a${attempt}` : `${ids[0]}.a${attempt}.${groupDigest(ids)}`,
+        payload: ids.length === 1 ? { deliveryId: ids[0]!, attempt } : { deliveryIds: ids, attempt },
+      }
+    },
   }),
 }
 export type QueueCatalog = typeof QUEUE_CATALOG
@@ -84,6 +112,8 @@ export type QueueCatalog = typeof QUEUE_CATALOG
 /** Deterministic BullMQ job ids, read from the catalog (for code that looks jobs up in BullMQ). */
 export const jobKeys = {
   stage: (jobId: string, stage: WorkerStage) => QUEUE_CATALOG.stage.address({ jobId, stage }).jobKey,
+  /** The job of one event fanned out alone. */
   fanout: (eventId: string) => QUEUE_CATALOG.fanout.address({ eventId }).jobKey,
+  /** The job of one attempt of one delivery sent alone. */
   delivery: (deliveryId: string, attempt: number) => QUEUE_CATALOG.delivery.address({ deliveryId, attempt }).jobKey,
 }

@@ -1,7 +1,9 @@
 export {
   StageJobPayload,
   FanoutPayload,
+  fanoutEventIds,
   DeliveryPayload,
+  deliveryIdsOf,
   stageQueueName,
   FANOUT_QUEUE,
   DELIVERY_QUEUE,
@@ -11,14 +13,16 @@ export {
   jobKeys,
 } from './catalog.ts'
 export type { Priority, QueueCatalog, CatalogEntry, CatalogInput, QueueAddress, StageJobInput } from './catalog.ts'
-export { deliveryOutboxRows, outbox, outboxWriteCount } from './outbox-writer.ts'
+export { deliveryOutboxRows, OUTBOX_CHANNEL, outbox, outboxWriteCount } from './outbox-writer.ts'
 export type { OutboxRowValues, OutboxWrite, OutboxWriters, EnqueueOptions } from './outbox-writer.ts'
 export { createRedis, parseClusterUrl } from './connection.ts'
 export type { ClusterUrl, RedisConnection } from './connection.ts'
 export { createQueueSet } from './queue-set.ts'
 export type { QueueSet } from './queue-set.ts'
-export { relayOutboxOnce, startOutboxRelay, pruneOutbox } from './outbox-relay.ts'
-export type { OutboxRelay } from './outbox-relay.ts'
+export { dispatchOutboxRows, relayOutboxOnce, startOutboxRelay, pruneOutbox } from './outbox-relay.ts'
+export type { OutboxRelay, OutboxRow } from './outbox-relay.ts'
+export { listenForOutbox } from './outbox-listener.ts'
+export type { OutboxListenOptions } from './outbox-listener.ts'
 export { outageTolerant } from './outage-tolerant.ts'
 export type { Processor } from './outage-tolerant.ts'
 export { drainWorkers, handBackOnCancel } from './drain.ts'

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto'
 import { createPrisma, type Db } from '@quire/db'
 import { Worker } from 'bullmq'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { stageQueueName } from './catalog.ts'
+import { DELIVERY_QUEUE, QUEUE_CATALOG, stageQueueName } from './catalog.ts'
 import { createRedis } from './connection.ts'
-import { pruneOutbox, relayOutboxOnce, startOutboxRelay } from './outbox-relay.ts'
+import { dispatchOutboxRows, type OutboxRow, pruneOutbox, relayOutboxOnce, startOutboxRelay } from './outbox-relay.ts'
 import { outbox } from './outbox-writer.ts'
 import { createQueueSet, type QueueSet } from './queue-set.ts'
 
@@ -101,6 +101,45 @@ describe('transactional outbox', () => {
     expect(held.filter((j) => j.id === key)).toHaveLength(1)
   })
 
+  it('a producer sends its committed rows itself: queued under their ids, marked dispatched, a repeat is a no-op', async () => {
+    const deliveryIds = [`dlv_${randomBytes(6).toString('hex')}`, `dlv_${randomBytes(6).toString('hex')}`]
+    const key = QUEUE_CATALOG.delivery.address({ deliveryIds, attempt: 1 }).jobKey
+    await db.$transaction((tx) => outbox.delivery(tx, { deliveryIds, attempt: 1 }))
+    const rows = await db.$queryRaw<OutboxRow[]>`
+      SELECT id, queue, name, job_key, payload, priority, delay_ms, replace_finished FROM outbox WHERE job_key = ${key}`
+    expect(rows).toHaveLength(1)
+    await dispatchOutboxRows(db, queues, rows)
+    await dispatchOutboxRows(db, queues, rows) // as after a crash before the mark, or the relay racing it
+    const q = queues.get(DELIVERY_QUEUE)
+    const jobs = (await q.getJobs(['waiting', 'prioritized', 'delayed'])).filter((j) => j.id === key)
+    expect(jobs.map((j) => j.data)).toEqual([{ deliveryIds, attempt: 1 }])
+    expect(await db.outboxMessage.count({ where: { jobKey: key, dispatchedAt: null } })).toBe(0)
+  })
+
+  it('a listening relay sends rows another process commits at once, not at its next poll', async () => {
+    const jobId = `job_${randomBytes(6).toString('hex')}`
+    const key = `${jobId}.parse`
+    // A poll interval far longer than the test: only the notification can wake the relay in time.
+    const relay = startOutboxRelay({
+      db,
+      queues,
+      intervalMs: 600_000,
+      listen: { databaseUrl: process.env.DATABASE_URL!, queues: [stageQueueName('parse')] },
+    })
+    try {
+      await new Promise((r) => setTimeout(r, 500)) // the LISTEN is in place and the first pass has run
+      const other = createPrisma(process.env.DATABASE_URL!)
+      await other.$transaction((tx) => outbox.stage(tx, { stage: 'parse', jobId }))
+      await other.$disconnect()
+      const q = queues.get(stageQueueName('parse'))
+      const deadline = Date.now() + 5_000
+      while (!(await q.getJob(key)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
+      expect((await q.getJob(key))?.data).toEqual({ jobId })
+    } finally {
+      await relay.stop()
+    }
+  })
+
   it('prunes rows dispatched longer ago than the retention, and never a pending row however old', async () => {
     const ids = await outboxRows(['old-dispatched', 'recent-dispatched', 'old-pending'])
     await age(ids['old-dispatched'], { createdMs: 3 * HOUR, dispatchedMs: 2 * HOUR })
@@ -136,16 +175,13 @@ describe('transactional outbox', () => {
 
 const HOUR = 3_600_000
 
-/** One fan-out row per label, written through the typed writer; returns label -> outbox row id. */
+/** One fan-out row per label (one write each: a write's events share one row), returns label -> outbox row id. */
 async function outboxRows(labels: string[]): Promise<Record<string, bigint>> {
   const run = randomBytes(6).toString('hex')
   const eventIds = labels.map((l) => `evt_${run}_${l}`)
-  await db.$transaction((tx) =>
-    outbox.fanout(
-      tx,
-      eventIds.map((eventId) => ({ eventId })),
-    ),
-  )
+  await db.$transaction(async (tx) => {
+    for (const eventId of eventIds) await outbox.fanout(tx, { eventId })
+  })
   const rows = await db.outboxMessage.findMany({ where: { jobKey: { in: eventIds.map((e) => `fanout.${e}`) } } })
   return Object.fromEntries(labels.map((l) => [l, rows.find((r) => r.jobKey === `fanout.evt_${run}_${l}`)!.id]))
 }

@@ -1,16 +1,10 @@
 import type { Db } from '@quire/db'
+import { listenForOutbox, type OutboxListenOptions } from './outbox-listener.ts'
+import type { OutboxRowValues } from './outbox-writer.ts'
 import type { QueueSet } from './queue-set.ts'
 
-type OutboxRow = {
-  id: bigint
-  queue: string
-  name: string
-  job_key: string
-  payload: Record<string, unknown>
-  priority: number | null
-  delay_ms: number | null
-  replace_finished: boolean
-}
+/** A committed outbox row, as the relay (or a producer sending its own rows at once) hands it to BullMQ. */
+export type OutboxRow = OutboxRowValues & { id: bigint }
 
 /**
  * Moves committed outbox rows to BullMQ. Rows are locked with SKIP LOCKED so several relays (one per process) share
@@ -28,31 +22,59 @@ export async function relayOutboxOnce(
       SELECT id, queue, name, job_key, payload, priority, delay_ms, replace_finished FROM outbox
       WHERE dispatched_at IS NULL ORDER BY id LIMIT ${batchSize} FOR UPDATE SKIP LOCKED`
     if (rows.length === 0) return 0
-    const byQueue = new Map<string, OutboxRow[]>()
-    for (const r of rows) byQueue.set(r.queue, [...(byQueue.get(r.queue) ?? []), r])
-    for (const [queue, list] of byQueue) {
-      await withTimeout(redisTimeoutMs, removeFinished(queues, queue, list))
-      // BullMQ waits for a connection indefinitely; bound it so a Redis outage fails the pass (rows stay) instead of
-      // holding the transaction open.
-      await withTimeout(
-        redisTimeoutMs,
-        queues.get(queue).addBulk(
-          list.map((r) => ({
-            name: r.name,
-            data: r.payload,
-            opts: { jobId: r.job_key, priority: r.priority ?? undefined, delay: r.delay_ms ?? undefined },
-          })),
-        ),
-      )
-    }
+    await addToQueues(queues, rows, redisTimeoutMs)
     const ids = rows.map((r) => r.id)
     await tx.$executeRaw`UPDATE outbox SET dispatched_at = now() WHERE id = ANY(${ids}::bigint[])`
     return rows.length
   })
 }
 
+/**
+ * Sends rows its caller has just committed straight to BullMQ, then marks them dispatched: the relay's hop (a poll or
+ * a kick, a locking transaction) is skipped, and the rows stay the safety net. If this process dies or Redis refuses
+ * before the mark, the rows are still pending and the relay sends them again under the same deterministic job ids,
+ * which BullMQ ignores while it holds the job. A row the relay has meanwhile sent keeps the relay's mark. Throws when
+ * Redis or PostgreSQL refuses; the caller then kicks the relay (or leaves the rows to its next poll).
+ */
+export async function dispatchOutboxRows(
+  db: Db,
+  queues: QueueSet,
+  rows: readonly OutboxRow[],
+  redisTimeoutMs = 4000,
+): Promise<void> {
+  if (rows.length === 0) return
+  await addToQueues(queues, rows, redisTimeoutMs)
+  const ids = rows.map((r) => r.id)
+  await db.$executeRaw`UPDATE outbox SET dispatched_at = now() WHERE id = ANY(${ids}::bigint[]) AND dispatched_at IS NULL`
+}
+
+/** One addBulk (one Redis round trip) per queue, in row order. */
+async function addToQueues(queues: QueueSet, rows: readonly OutboxRowValues[], redisTimeoutMs: number): Promise<void> {
+  const byQueue = new Map<string, OutboxRowValues[]>()
+  for (const r of rows) {
+    const list = byQueue.get(r.queue)
+    if (list) list.push(r)
+    else byQueue.set(r.queue, [r])
+  }
+  for (const [queue, list] of byQueue) {
+    await withTimeout(redisTimeoutMs, removeFinished(queues, queue, list))
+    // BullMQ waits for a connection indefinitely; bound it so a Redis outage fails the pass (rows stay) instead of
+    // holding the transaction open.
+    await withTimeout(
+      redisTimeoutMs,
+      queues.get(queue).addBulk(
+        list.map((r) => ({
+          name: r.name,
+          data: r.payload,
+          opts: { jobId: r.job_key, priority: r.priority ?? undefined, delay: r.delay_ms ?? undefined },
+        })),
+      ),
+    )
+  }
+}
+
 /** Clears the way for a requeue: a finished job under the same id would turn the add into a no-op. */
-async function removeFinished(queues: QueueSet, queue: string, rows: OutboxRow[]): Promise<void> {
+async function removeFinished(queues: QueueSet, queue: string, rows: OutboxRowValues[]): Promise<void> {
   for (const r of rows) {
     if (!r.replace_finished) continue
     const existing = await queues.get(queue).getJob(r.job_key)
@@ -81,6 +103,11 @@ export function startOutboxRelay(opts: {
   retentionMs?: number
   /** How often the pruning runs. */
   pruneIntervalMs?: number
+  /**
+   * Also run a pass as soon as any process commits outbox rows (for these queues), instead of at the next poll:
+   * for a process that relays work other processes write (the dispatcher relays the events every app records).
+   */
+  listen?: OutboxListenOptions
   onError?: (err: unknown) => void
 }): OutboxRelay {
   const intervalMs = opts.intervalMs ?? 500
@@ -131,11 +158,13 @@ export function startOutboxRelay(opts: {
   }
   schedule()
   run()
+  const listener = opts.listen ? listenForOutbox({ ...opts.listen, onRows: run, onError: opts.onError }) : null
   return {
     kick: run,
     async stop() {
       stopped = true
       if (timer) clearTimeout(timer)
+      await listener?.close()
       await running
     },
   }

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto'
-import { createPrisma, type Db, type Tx } from '@quire/db'
+import { createPrisma, type Db, parseDatabaseUrl, type Tx } from '@quire/db'
+import { waitFor } from '@quire/testing'
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DeliveryPayload, FanoutPayload, PRIORITY, StageJobPayload } from './catalog.ts'
-import { outbox } from './outbox-writer.ts'
+import { DeliveryPayload, FanoutPayload, fanoutEventIds, PRIORITY, QUEUE_CATALOG, StageJobPayload } from './catalog.ts'
+import { OUTBOX_CHANNEL, outbox } from './outbox-writer.ts'
 
 let db: Db
 beforeAll(() => {
@@ -31,7 +33,9 @@ describe('typed outbox writers (queue catalog)', () => {
         events.map((eventId) => ({ eventId })),
       )
     })
-    const rows = await rowsFor([`${jobId}.split_classify`, `${deliveryId}.a3`, ...events.map((e) => `fanout.${e}`)])
+    const fanoutKey = QUEUE_CATALOG.fanout.address({ eventIds: events }).jobKey
+    expect(fanoutKey).toMatch(new RegExp(`^fanout\\.${events[0]}\\.[0-9a-f]{16}$`))
+    const rows = await rowsFor([`${jobId}.split_classify`, `${deliveryId}.a3`, fanoutKey])
     expect(rows).toEqual([
       {
         queue: 'stage-split_classify',
@@ -49,19 +53,20 @@ describe('typed outbox writers (queue catalog)', () => {
         priority: null,
         delayMs: 60_000,
       },
-      ...events.map((eventId) => ({
+      // The events of one write are fanned out by one job.
+      {
         queue: 'webhook-fanout',
         name: 'fanout',
-        jobKey: `fanout.${eventId}`,
-        payload: { eventId },
+        jobKey: fanoutKey,
+        payload: { eventIds: events },
         priority: null,
         delayMs: null,
-      })),
+      },
     ])
     // What the producer wrote is what each consumer's schema accepts.
     expect(StageJobPayload.parse(rows[0]?.payload)).toEqual({ jobId })
     expect(DeliveryPayload.parse(rows[1]?.payload)).toEqual({ deliveryId, attempt: 3 })
-    expect(FanoutPayload.parse(rows[2]?.payload)).toEqual({ eventId: events[0] })
+    expect(fanoutEventIds(FanoutPayload.parse(rows[2]?.payload))).toEqual(events)
   })
 
   it('refuses, at the producer, a value the consumer would refuse, and the transaction writes nothing', async () => {
@@ -74,6 +79,50 @@ describe('typed outbox writers (queue catalog)', () => {
     ).rejects.toThrow(/attempt/)
     await expect(db.$transaction((tx) => outbox.stage(tx, { stage: 'parse', jobId: '' }))).rejects.toThrow(/jobId/)
     expect(await rowsFor([`${deliveryId}.a0`, '.parse'])).toEqual([])
+  })
+
+  it('groups a write of many events into fan-out jobs of at most 100 events, in order', async () => {
+    const events = Array.from({ length: 150 }, () => `evt_${unique()}`)
+    await db.$transaction((tx) =>
+      outbox.fanout(
+        tx,
+        events.map((eventId) => ({ eventId })),
+      ),
+    )
+    const keys = [events.slice(0, 100), events.slice(100)].map(
+      (eventIds) => QUEUE_CATALOG.fanout.address({ eventIds }).jobKey,
+    )
+    const rows = await rowsFor(keys)
+    expect(rows.map((r) => fanoutEventIds(FanoutPayload.parse(r.payload)))).toEqual([
+      events.slice(0, 100),
+      events.slice(100),
+    ])
+  })
+
+  it('notifies listeners when the write commits, and not when it rolls back', async () => {
+    const listener = new pg.Client({ connectionString: parseDatabaseUrl(process.env.DATABASE_URL!).connectionString })
+    await listener.connect()
+    const heard: string[] = []
+    listener.on('notification', (n) => heard.push(`${n.channel}:${n.payload}`))
+    await listener.query(`LISTEN ${OUTBOX_CHANNEL}`)
+    try {
+      await expect(
+        db.$transaction(async (tx) => {
+          await outbox.fanout(tx, { eventId: `evt_${unique()}` })
+          throw new Error('roll back')
+        }),
+      ).rejects.toThrow('roll back')
+      await db.$transaction(async (tx) => {
+        await outbox.delivery(tx, { deliveryId: `dlv_${unique()}`, attempt: 2 })
+        await outbox.delivery(tx, { deliveryId: `dlv_${unique()}`, attempt: 2 })
+      })
+      await waitFor(() => heard.length > 0 || undefined, { timeoutMs: 5000, message: 'no notification' })
+      await new Promise((r) => setTimeout(r, 100))
+      // One notification per queue and transaction; none for the rolled-back write.
+      expect(heard).toEqual([`${OUTBOX_CHANNEL}:webhook-delivery`])
+    } finally {
+      await listener.end()
+    }
   })
 
   it('writes nothing for an empty batch', async () => {

@@ -2,6 +2,8 @@ import type { Tx } from '@quire/db'
 import {
   type CatalogEntry,
   type CatalogInput,
+  type FanoutPayload,
+  fanoutEventIds,
   PRIORITY,
   type Priority,
   QUEUE_CATALOG,
@@ -35,6 +37,11 @@ export type OutboxWrite<Input> = (tx: Tx, work: Input | readonly Input[], opts?:
 export type OutboxWriters = { [K in keyof QueueCatalog]: OutboxWrite<CatalogInput<QueueCatalog[K]>> }
 
 /**
+ * The PostgreSQL notification channel an outbox write signals on commit; the payload is the queue's name.
+ */
+export const OUTBOX_CHANNEL = 'quire_outbox'
+
+/**
  * Queue work is written to the outbox in the caller's transaction, so it commits (or not) together with the state
  * change that caused it. The relay moves it to BullMQ. Untyped, so not exported: producers use `outbox.<kind>`.
  */
@@ -49,17 +56,32 @@ export const outboxWriteCount = () => writes
 async function writeOutbox(tx: Tx, list: readonly OutboxMessage[]): Promise<void> {
   if (list.length === 0) return
   writes++
-  await tx.outboxMessage.createMany({
-    data: list.map((m) => ({
-      queue: m.queue,
-      name: m.name,
-      jobKey: m.jobKey,
-      payload: m.payload as object,
-      priority: m.priority ?? null,
-      delayMs: m.delayMs ?? null,
-      replaceFinished: m.replaceFinished ?? false,
-    })),
-  })
+  const rows: (OutboxRowValues & { created_at: string })[] = list.map((m) => ({
+    queue: m.queue,
+    name: m.name,
+    job_key: m.jobKey,
+    payload: m.payload,
+    priority: m.priority ?? null,
+    delay_ms: m.delayMs ?? null,
+    replace_finished: m.replaceFinished ?? false,
+    // UTC wall-clock in a `timestamp` column, as Prisma writes it (the server's now() would follow its time zone).
+    created_at: new Date().toISOString(),
+  }))
+  // One statement: the rows, in the caller's order (the relay sends them by id), and a notification per queue.
+  // PostgreSQL delivers notifications only when the transaction commits, so a listening relay in another process
+  // (startOutboxRelay's `listen`) wakes exactly when there is something to send; a rollback wakes nobody.
+  await tx.$executeRaw`
+    WITH inserted AS (
+      INSERT INTO outbox (queue, name, job_key, payload, priority, delay_ms, replace_finished, created_at)
+      SELECT o.queue, o.name, o.job_key, o.payload, o.priority, o.delay_ms, o.replace_finished, o.created_at
+      FROM ROWS FROM (jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS (
+        queue text, name text, job_key text, payload jsonb, priority int, delay_ms int, replace_finished boolean,
+        created_at timestamp(3)))
+        WITH ORDINALITY AS o(queue, name, job_key, payload, priority, delay_ms, replace_finished, created_at, n)
+      ORDER BY o.n
+      RETURNING queue
+    )
+    SELECT pg_notify(${OUTBOX_CHANNEL}, q.queue) FROM (SELECT DISTINCT queue FROM inserted) AS q`
 }
 
 function writerFor<Input, Payload extends Record<string, unknown>>(
@@ -127,6 +149,25 @@ export function deliveryOutboxRows(
  */
 export const outbox: OutboxWriters = {
   stage: writerFor(QUEUE_CATALOG.stage),
-  fanout: writerFor(QUEUE_CATALOG.fanout),
+  fanout: groupedFanout(writerFor(QUEUE_CATALOG.fanout)),
   delivery: writerFor(QUEUE_CATALOG.delivery),
+}
+
+/** Most events one fan-out job names. */
+const FANOUT_GROUP = 100
+
+/**
+ * The events of one write become one fan-out job (per FANOUT_GROUP events), not one job each: a fan-out is the same
+ * work for one event or a hundred (its reads and its write are shared), and every queue job costs Redis round trips.
+ */
+function groupedFanout(write: OutboxWrite<FanoutPayload>): OutboxWrite<FanoutPayload> {
+  return (tx, work, opts) => {
+    const ids = (Array.isArray(work) ? work : [work as FanoutPayload]).flatMap(fanoutEventIds)
+    const groups: FanoutPayload[] = []
+    for (let i = 0; i < ids.length; i += FANOUT_GROUP) {
+      const group = ids.slice(i, i + FANOUT_GROUP)
+      groups.push(group.length === 1 ? { eventId: group[0]! } : { eventIds: group })
+    }
+    return write(tx, groups, opts)
+  }
 }

@@ -4,15 +4,10 @@ import { outbox } from '@quire/queues'
 import { formProfile, type RetrySettings } from '@quire/forms'
 import { DELIVERY_ID_HEADER } from '@quire/signing'
 import type { SecretBox } from '@quire/secrets'
-import {
-  buildAuthHeaders,
-  deliverWebhook,
-  openWebhookAuth,
-  WEBHOOK_USER_AGENT,
-  type WebhookAuth,
-} from '@quire/webhooks'
+import { buildAuthHeaders, deliverWebhook, openWebhookAuth, WEBHOOK_USER_AGENT } from '@quire/webhooks'
 import type { Dispatcher } from 'undici'
 import type { Logger } from 'pino'
+import { type DeliveryBatching, loadDeliveries, recordSuccesses } from './delivery-rows.ts'
 
 export type DeliveryDeps = {
   db: Db
@@ -25,6 +20,13 @@ export type DeliveryDeps = {
   retry: RetrySettings
   /** Called after a commit that queued work. */
   onCommit?: () => void
+  /**
+   * Shares the reads and success records of attempts running at the same moment (createDeliveryBatching); without it
+   * each attempt has statements of its own.
+   */
+  batching?: DeliveryBatching
+  /** Bounds the POSTs in flight across attempts (limitConcurrency); without it each attempt posts at once. */
+  inFlight?: <T>(post: () => Promise<T>) => Promise<T>
 }
 
 /**
@@ -35,45 +37,45 @@ export type DeliveryDeps = {
  */
 export async function deliverAttempt(deps: DeliveryDeps, opts: { deliveryId: string; attempt: number }) {
   const { db } = deps
-  const d = await db.webhookDelivery.findUnique({
-    where: { id: opts.deliveryId },
-    include: { webhook: { include: { workspace: true } } },
-  })
+  const d = deps.batching
+    ? await deps.batching.load(opts.deliveryId)
+    : ((await loadDeliveries(db, [opts.deliveryId])).get(opts.deliveryId) ?? null)
   if (d?.status !== 'pending' || d.attempts >= opts.attempt) return 'skipped'
   const w = d.webhook
-  const profile = formProfile(w.workspace.apiForm)
-  const auth = openWebhookAuth((w.auth as WebhookAuth | null) ?? { type: 'none' }, deps.secrets)
+  const profile = formProfile(w.apiForm)
+  const auth = openWebhookAuth(w.auth ?? { type: 'none' }, deps.secrets)
   const headers: Record<string, string> = {
-    ...((w.headers as Record<string, string> | null) ?? {}),
+    ...(w.headers ?? {}),
     ...buildAuthHeaders(auth),
     'User-Agent': WEBHOOK_USER_AGENT,
     [DELIVERY_ID_HEADER]: d.id,
     ...profile.signatureHeaders(deps.secrets.open(w.secret), d.body, Math.floor(Date.now() / 1000)),
   }
-  const result = await deliverWebhook({
-    url: w.url,
-    body: d.body,
-    headers,
-    timeoutMs: deps.timeoutMs,
-    connectTimeoutMs: deps.connectTimeoutMs,
-    dispatcher: deps.dispatcher,
-  })
+  const post = () =>
+    deliverWebhook({
+      url: w.url,
+      body: d.body,
+      headers,
+      timeoutMs: deps.timeoutMs,
+      connectTimeoutMs: deps.connectTimeoutMs,
+      dispatcher: deps.dispatcher,
+    })
+  const result = await (deps.inFlight ? deps.inFlight(post) : post())
   const now = new Date()
   if (result.ok) {
-    // The common case in one autocommit statement (the attempt row and the delivery's completion, atomically): an
-    // interactive transaction would cost BEGIN and COMMIT round trips around the same two writes. Timestamps are UTC
-    // wall-clock values in `timestamp` columns, as Prisma writes them.
-    const at = now.toISOString()
-    await db.$executeRaw`
-      WITH attempt AS (
-        INSERT INTO delivery_attempts (id, delivery_id, attempt, status_code, error, duration_ms, created_at)
-        VALUES (${newId('att')}, ${d.id}, ${opts.attempt}::int, ${result.statusCode ?? null}::int,
-                ${result.error ?? null}::text, ${Math.round(result.durationMs)}::int, ${at}::timestamp(3))
-      )
-      UPDATE webhook_deliveries SET status = 'succeeded', attempts = ${opts.attempt}::int,
-             completed_at = ${at}::timestamp(3), next_attempt_at = NULL
-      WHERE id = ${d.id}`
-    return 'succeeded'
+    // The common case: the attempt row and the delivery's completion in one statement, shared with the other
+    // attempts that succeed at the same moment.
+    const success = {
+      deliveryId: d.id,
+      attempt: opts.attempt,
+      statusCode: result.statusCode ?? null,
+      durationMs: result.durationMs,
+      at: now,
+    }
+    const recorded = deps.batching
+      ? await deps.batching.recordSuccess(success)
+      : (await recordSuccesses(db, [success])).has(d.id)
+    return recorded ? 'succeeded' : 'skipped'
   }
   let outcome = 'retrying' as 'retrying' | 'abandoned'
   await db.$transaction(async (tx) => {

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest'
+import { coalesce } from './coalesce.ts'
+
+describe('coalesce', () => {
+  it('calls made together share one batch; calls made while it runs share the next', async () => {
+    const batches: number[][] = []
+    let release: () => void = () => {}
+    const gate = new Promise<void>((r) => {
+      release = r
+    })
+    const double = coalesce(
+      async (items: readonly number[]) => {
+        batches.push([...items])
+        if (batches.length === 1) await gate
+        return items.map((i) => i * 2)
+      },
+      { maxBatch: 10 },
+    )
+    const first = [double(1), double(2), double(3)]
+    await new Promise((r) => setImmediate(r))
+    const second = [double(4), double(5)]
+    release()
+    expect(await Promise.all([...first, ...second])).toEqual([2, 4, 6, 8, 10])
+    expect(batches).toEqual([
+      [1, 2, 3],
+      [4, 5],
+    ])
+  })
+
+  it('splits at maxBatch', async () => {
+    const sizes: number[] = []
+    const echo = coalesce(
+      async (items: readonly string[]) => {
+        sizes.push(items.length)
+        return items
+      },
+      { maxBatch: 2 },
+    )
+    expect(await Promise.all(['a', 'b', 'c', 'd', 'e'].map(echo))).toEqual(['a', 'b', 'c', 'd', 'e'])
+    expect(sizes).toEqual([2, 2, 1])
+  })
+
+  it('a failed batch rejects each of its calls, and the next batch runs', async () => {
+    let calls = 0
+    const flaky = coalesce(
+      async (items: readonly number[]) => {
+        calls++
+        if (calls === 1) throw new Error('database unreachable')
+        return items
+      },
+      { maxBatch: 10 },
+    )
+    const failed = [flaky(1), flaky(2)]
+    for (const p of failed) await expect(p).rejects.toThrow('database unreachable')
+    expect(await flaky(3)).toBe(3)
+  })
+})
