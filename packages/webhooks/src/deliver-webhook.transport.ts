@@ -101,18 +101,13 @@ function buildHeaders(headers: Record<string, string>): Record<string, string> {
   return out
 }
 
-// Reads at most `limit` bytes so the connection can be reused, then drops the rest.
+// Reads at most about `limit` bytes so the connection can be reused, then drops the rest (a body announced larger is
+// dropped at once). undici's dump settles when the body closes, whatever happened to it.
 async function drain(body: Dispatcher.ResponseData['body'], limit: number): Promise<void> {
-  let read = 0
   try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      read += chunk.length
-      if (read >= limit) break
-    }
+    await body.dump({ limit })
   } catch {
     // The status decides the outcome; a broken or slow body after it does not.
-  } finally {
-    if (!body.destroyed) body.destroy()
   }
 }
 

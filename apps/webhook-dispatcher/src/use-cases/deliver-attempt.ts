@@ -44,18 +44,20 @@ export async function deliverAttempt(deps: DeliveryDeps, opts: { deliveryId: str
   const w = d.webhook
   const profile = formProfile(w.apiForm)
   const auth = openWebhookAuth(w.auth ?? { type: 'none' }, deps.secrets)
-  const headers: Record<string, string> = {
-    ...(w.headers ?? {}),
-    ...buildAuthHeaders(auth),
-    'User-Agent': WEBHOOK_USER_AGENT,
-    [DELIVERY_ID_HEADER]: d.id,
-    ...profile.signatureHeaders(deps.secrets.open(w.secret), d.body, Math.floor(Date.now() / 1000)),
-  }
+  const secret = deps.secrets.open(w.secret)
+  // Signed once the POST has its slot, not before: a form that signs time must not send a timestamp that aged while
+  // the attempt waited its turn.
   const post = () =>
     deliverWebhook({
       url: w.url,
       body: d.body,
-      headers,
+      headers: {
+        ...(w.headers ?? {}),
+        ...buildAuthHeaders(auth),
+        'User-Agent': WEBHOOK_USER_AGENT,
+        [DELIVERY_ID_HEADER]: d.id,
+        ...profile.signatureHeaders(secret, d.body, Math.floor(Date.now() / 1000)),
+      },
       timeoutMs: deps.timeoutMs,
       connectTimeoutMs: deps.connectTimeoutMs,
       dispatcher: deps.dispatcher,
