@@ -8,6 +8,7 @@ import { openProcessSecretBox, SECRET_LOG_REDACT_PATHS } from '@quire/secrets'
 import { createApp } from './app.ts'
 import { config } from './config.ts'
 import { queueDashboard } from './dashboard.ts'
+import { throttleKicks } from './relay-kick.ts'
 
 const log = pino({
   name: 'quire-api',
@@ -25,6 +26,7 @@ const relay = startOutboxRelay({
   retentionMs: config.outboxRetentionMs,
   onError: (err) => log.warn({ err }, 'outbox relay pass failed; will retry'),
 })
+const relayKick = throttleKicks(relay.kick)
 
 await ensurePlatformPipelines(db)
 
@@ -35,7 +37,7 @@ const app = createApp(
     secrets,
     config,
     log,
-    kickRelay: relay.kick,
+    kickRelay: relayKick.kick,
     pingRedis: () => redis.ping(),
   },
   [queueDashboard({ queues, adminToken: config.adminToken })],
@@ -68,6 +70,7 @@ async function shutdown(signal: string) {
     log.warn('shutdown grace ran out; closing the connections left')
     server.closeAllConnections()
   }
+  relayKick.flush()
   await relay.stop()
   await queues.close()
   redis.disconnect()

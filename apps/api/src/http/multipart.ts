@@ -1,5 +1,5 @@
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs'
-import { rm } from 'node:fs/promises'
+import { unlink } from 'node:fs/promises'
 import path from 'node:path'
 import formidable, { type File, type Part } from 'formidable'
 import type { Context, Middleware } from 'koa'
@@ -283,7 +283,8 @@ async function removeTempFiles(temps: TempFile[]): Promise<void> {
         stream.destroy()
         await closed
       }
-      await rm(p, { force: true }).catch(() => {})
+      // One system call: the file is ours and a regular file, or gone (moved to blob storage by the route).
+      await unlink(p).catch(() => {})
     }),
   )
 }

@@ -168,6 +168,8 @@ export async function listPipelines(opts: { db: Db; workspaceId: string; page: n
   return { data: rows.map(toView), total }
 }
 
+const MAX_INT = 2_147_483_647
+
 export type ResolvedPipeline = { pipelineId: string; version: number; definition: PipelineDefinition }
 
 /**
@@ -192,17 +194,37 @@ export async function resolvePipeline(opts: {
         : (await opts.db.workspace.findUniqueOrThrow({ where: { id: opts.workspaceId } })).defaultPipelineId
     pipelineId = defaultId ?? PLATFORM_PARSE_PIPELINE_ID
   }
-  const p = await loadPipeline(opts.db, opts.workspaceId, pipelineId)
-  let chosen
-  if (opts.version != null) {
-    chosen = p.versions.find((v) => v.version === opts.version)
-    if (!chosen) throw new DomainError('VERSION_NOT_FOUND', `pipeline ${p.id} has no version ${opts.version}`)
-    if (!chosen.publishedAt && !opts.allowDraftVersion) {
-      throw new DomainError('PIPELINE_NOT_PUBLISHED', `version ${opts.version} of pipeline ${p.id} is not published`)
+  // A pinned version no `integer` column can hold names no version (not a database error).
+  const pinned =
+    opts.version == null
+      ? null
+      : Number.isSafeInteger(opts.version) && Math.abs(opts.version) <= MAX_INT
+        ? opts.version
+        : -1
+  // One statement on every submission's path: the pipeline (if the workspace may use it) with the version to run, the
+  // pinned one or else the latest published; no version row means the pinned one does not exist or none is published.
+  const [row] = await opts.db.$queryRaw<
+    { id: string; version: number | null; published: boolean | null; definition: unknown }[]
+  >`
+    SELECT p.id, v.version, v.published_at IS NOT NULL AS published, v.definition
+    FROM pipelines p
+    LEFT JOIN LATERAL (
+      SELECT version, published_at, definition FROM pipeline_versions
+      WHERE pipeline_id = p.id
+        AND CASE WHEN ${pinned}::int IS NULL THEN published_at IS NOT NULL
+                 ELSE version = ${pinned}::int END
+      ORDER BY version DESC LIMIT 1
+    ) v ON true
+    WHERE p.id = ${pipelineId} AND (p.workspace_id = ${opts.workspaceId} OR p.workspace_id IS NULL)`
+  if (!row) throw new DomainError('PIPELINE_NOT_FOUND', `pipeline ${pipelineId} not found`)
+  if (row.version === null) {
+    if (opts.version != null) {
+      throw new DomainError('VERSION_NOT_FOUND', `pipeline ${row.id} has no version ${opts.version}`)
     }
-  } else {
-    chosen = p.versions.filter((v) => v.publishedAt).at(-1)
-    if (!chosen) throw new DomainError('PIPELINE_NOT_PUBLISHED', `pipeline ${p.id} has no published version`)
+    throw new DomainError('PIPELINE_NOT_PUBLISHED', `pipeline ${row.id} has no published version`)
   }
-  return { pipelineId: p.id, version: chosen.version, definition: PipelineDefinition.parse(chosen.definition) }
+  if (!row.published && !opts.allowDraftVersion) {
+    throw new DomainError('PIPELINE_NOT_PUBLISHED', `version ${opts.version} of pipeline ${row.id} is not published`)
+  }
+  return { pipelineId: row.id, version: row.version, definition: PipelineDefinition.parse(row.definition) }
 }

@@ -1,4 +1,4 @@
-import { createJob, discardUploads, intakeFile, type InspectedFile, resolvePipeline } from '@quire/core'
+import { createJob, intakeFile, type InspectedFile, resolvePipeline } from '@quire/core'
 import { DomainError } from '@quire/domain'
 import { type FormASubmitFields, parseMetadata, presentFormAJobCreated } from '@quire/forms'
 import type { AppDeps } from '../../http/context.ts'
@@ -7,30 +7,27 @@ import type { RouteInput, RouteReply } from '../route.ts'
 
 /** Form A: all `file` parts form one job (a batch) answered by one 202 object. */
 export async function submitFormA({ ctx, deps, principal, profile, body }: RouteInput<unknown, FormASubmitFields>) {
+  // Temporary files are the multipart middleware's: it removes whatever the job did not move to blob storage.
   const files = filesOf(ctx as never, 'file')
-  try {
-    const metadata = parseMetadata(body.metadata)
-    if (files.length === 0) throw new DomainError('MISSING_PART', 'no `file` part in the request')
-    const pipeline = await resolveFormAPipeline(deps, principal.workspaceId, body.pipeline_id, body.version, profile)
-    const inspected = []
-    for (const f of files) {
-      inspected.push(
-        await intakeFile({
-          db: deps.db,
-          workspaceId: principal.workspaceId,
-          file: toUploaded(f),
-          definition: pipeline.definition,
-        }),
-      )
-    }
-    return await createFormAJob(deps, principal.workspaceId, pipeline, inspected, {
-      ...body,
-      metadata,
-      waitForReview: profile.jobWaitsForReview,
-    })
-  } finally {
-    await discardUploads(files.map(toUploaded))
+  const metadata = parseMetadata(body.metadata)
+  if (files.length === 0) throw new DomainError('MISSING_PART', 'no `file` part in the request')
+  const pipeline = await resolveFormAPipeline(deps, principal.workspaceId, body.pipeline_id, body.version, profile)
+  const inspected = []
+  for (const f of files) {
+    inspected.push(
+      await intakeFile({
+        db: deps.db,
+        workspaceId: principal.workspaceId,
+        file: toUploaded(f),
+        definition: pipeline.definition,
+      }),
+    )
   }
+  return await createFormAJob(deps, principal.workspaceId, pipeline, inspected, {
+    ...body,
+    metadata,
+    waitForReview: profile.jobWaitsForReview,
+  })
 }
 
 /** Form A `pipeline_id` and optional `version` ("v<n>") to a published pipeline version. */

@@ -1,13 +1,4 @@
-import {
-  awaitJobs,
-  createJob,
-  degradeSyncJobs,
-  discardUploads,
-  getJob,
-  intakeFile,
-  type JobView,
-  resolvePipeline,
-} from '@quire/core'
+import { awaitJobs, createJob, degradeSyncJobs, getJob, intakeFile, type JobView, resolvePipeline } from '@quire/core'
 import { DomainError, isFinalStatus } from '@quire/domain'
 import { resolveSchema } from '@quire/extraction'
 import { type FormBSubmitFields, presentFormBJob, presentFormBSubmitted } from '@quire/forms'
@@ -26,67 +17,64 @@ export async function submitFormB({
   body: fields,
 }: RouteInput<unknown, FormBSubmitFields>): Promise<RouteReply> {
   const started = Date.now()
+  // Temporary files are the multipart middleware's: it removes whatever the jobs did not move to blob storage.
   const files = filesOf(ctx as never, 'files')
-  try {
-    if (files.length === 0) throw new DomainError('MISSING_PART', 'no `files` part in the request')
-    const pipeline = await resolvePipeline({
+  if (files.length === 0) throw new DomainError('MISSING_PART', 'no `files` part in the request')
+  const pipeline = await resolvePipeline({
+    db: deps.db,
+    workspaceId: principal.workspaceId,
+    requestedPipelineId: fields.pipeline_id,
+    boundPipelineId: principal.boundPipelineId,
+    workspaceDefaultPipelineId: principal.workspaceDefaultPipelineId,
+    version: fields.pipeline_version ?? null,
+    allowDraftVersion: true,
+  })
+  if (fields.schema_id && !resolveSchema(fields.schema_id, pipeline.definition.schemas)) {
+    throw new DomainError('INVALID_PARAMETER', `schema_id ${fields.schema_id} is not defined by the pipeline`)
+  }
+  const jobIds: string[] = []
+  const accepted: JobView[] = []
+  for (const f of files) {
+    // A later file's rejection leaves the jobs already created for earlier files standing.
+    const inspected = await intakeFile({
       db: deps.db,
       workspaceId: principal.workspaceId,
-      requestedPipelineId: fields.pipeline_id,
-      boundPipelineId: principal.boundPipelineId,
-      workspaceDefaultPipelineId: principal.workspaceDefaultPipelineId,
-      version: fields.pipeline_version ?? null,
-      allowDraftVersion: true,
+      file: toUploaded(f),
+      definition: pipeline.definition,
     })
-    if (fields.schema_id && !resolveSchema(fields.schema_id, pipeline.definition.schemas)) {
-      throw new DomainError('INVALID_PARAMETER', `schema_id ${fields.schema_id} is not defined by the pipeline`)
-    }
-    const jobIds: string[] = []
-    const accepted: JobView[] = []
-    for (const f of files) {
-      // A later file's rejection leaves the jobs already created for earlier files standing.
-      const inspected = await intakeFile({
-        db: deps.db,
-        workspaceId: principal.workspaceId,
-        file: toUploaded(f),
-        definition: pipeline.definition,
-      })
-      const created = await createJob({
-        db: deps.db,
-        blobs: deps.blobs,
-        workspaceId: principal.workspaceId,
-        pipeline,
-        files: [inspected],
-        options: {
-          priority: fields.priority,
-          executionMode: fields.mode,
-          environment: fields.environment,
-          clientReferenceId: fields.client_reference_id ?? null,
-          schemaId: fields.schema_id ?? null,
-          waitForReview: profile.jobWaitsForReview,
-        },
-      })
-      jobIds.push(created.jobId)
-      accepted.push(created.accepted)
-      deps.kickRelay()
-    }
-    const read = (jobId: string) => getJob({ db: deps.db, workspaceId: principal.workspaceId, jobId })
-    const base = baseUrl(ctx, deps)
-    if (fields.mode === 'async') {
-      // Each job as it was accepted (`queued`, read in the transaction that created it): a worker may already have
-      // picked it up, the answer still describes the accepted job.
-      return { status: 202, body: accepted.map((j) => presentFormBSubmitted(j, base)) }
-    }
-    const allDone = await awaitJobs({ db: deps.db, jobIds, deadline: started + deps.config.syncWindowMs })
-    if (!allDone) await degradeSyncJobs({ db: deps.db, jobIds, reason: SYNC_DEGRADED })
-    const jobs: JobView[] = await Promise.all(jobIds.map(read))
-    return {
-      status: allDone ? 200 : 202,
-      body: jobs.map((j) =>
-        isFinalStatus(j.status) ? presentFormBJob(j, { stages: true, result: true }) : presentFormBSubmitted(j, base),
-      ),
-    }
-  } finally {
-    await discardUploads(files.map(toUploaded))
+    const created = await createJob({
+      db: deps.db,
+      blobs: deps.blobs,
+      workspaceId: principal.workspaceId,
+      pipeline,
+      files: [inspected],
+      options: {
+        priority: fields.priority,
+        executionMode: fields.mode,
+        environment: fields.environment,
+        clientReferenceId: fields.client_reference_id ?? null,
+        schemaId: fields.schema_id ?? null,
+        waitForReview: profile.jobWaitsForReview,
+      },
+    })
+    jobIds.push(created.jobId)
+    accepted.push(created.accepted)
+    deps.kickRelay()
+  }
+  const read = (jobId: string) => getJob({ db: deps.db, workspaceId: principal.workspaceId, jobId })
+  const base = baseUrl(ctx, deps)
+  if (fields.mode === 'async') {
+    // Each job as it was accepted (`queued`, read in the transaction that created it): a worker may already have
+    // picked it up, the answer still describes the accepted job.
+    return { status: 202, body: accepted.map((j) => presentFormBSubmitted(j, base)) }
+  }
+  const allDone = await awaitJobs({ db: deps.db, jobIds, deadline: started + deps.config.syncWindowMs })
+  if (!allDone) await degradeSyncJobs({ db: deps.db, jobIds, reason: SYNC_DEGRADED })
+  const jobs: JobView[] = await Promise.all(jobIds.map(read))
+  return {
+    status: allDone ? 200 : 202,
+    body: jobs.map((j) =>
+      isFinalStatus(j.status) ? presentFormBJob(j, { stages: true, result: true }) : presentFormBSubmitted(j, base),
+    ),
   }
 }

@@ -1,0 +1,196 @@
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { createPrisma, type Db } from '@quire/db'
+import { PRIORITY, jobKeys } from '@quire/queues'
+import { type BlobStore, createFsBlobStore } from '@quire/storage'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { INVOICE_LINES, textPdf } from '../../../../tests/fixtures/make-fixtures.ts'
+import {
+  createPipeline,
+  createPipelineVersion,
+  ensurePlatformPipelines,
+  PLATFORM_PARSE_PIPELINE_ID,
+  publishPipelineVersion,
+  resolvePipeline,
+} from '../pipelines/pipelines.ts'
+import { authenticateApiKey, createApiKey } from '../workspaces/api-keys.ts'
+import { createWorkspace } from '../workspaces/workspaces.ts'
+import { createJob } from './create-job.ts'
+import { intakeFile } from './inspect-files.ts'
+import { getJob } from './read-jobs.ts'
+
+// The submission path on real PostgreSQL: what createJob writes in its few statements is exactly what reads see, a
+// refusal writes nothing, and the one-statement lookups (key, pipeline) decide as the rules say.
+
+let db: Db
+let dir: string
+let blobs: BlobStore
+
+beforeAll(async () => {
+  db = createPrisma(process.env.DATABASE_URL!)
+  dir = await mkdtemp(path.join(tmpdir(), 'quire-create-job-'))
+  blobs = createFsBlobStore({ dir: path.join(dir, 'blobs') })
+  await ensurePlatformPipelines(db)
+})
+afterAll(async () => {
+  await db.$disconnect()
+  await rm(dir, { recursive: true, force: true })
+})
+
+async function upload(workspaceId: string) {
+  const tempPath = path.join(dir, `upload-${Math.random().toString(36).slice(2)}.pdf`)
+  const bytes = await textPdf([INVOICE_LINES])
+  await writeFile(tempPath, bytes)
+  const pipeline = await resolvePipeline({ db, workspaceId, allowDraftVersion: false })
+  const file = await intakeFile({
+    db,
+    workspaceId,
+    file: { tempPath, fileName: 'invoice.pdf', sizeBytes: bytes.length },
+    definition: pipeline.definition,
+  })
+  return { pipeline, file }
+}
+
+/** Everything a submission may write for a job. */
+async function written(jobId: string) {
+  return {
+    job: await db.job.findUnique({ where: { id: jobId } }),
+    files: await db.jobFile.findMany({ where: { jobId } }),
+    stageRuns: await db.stageRun.findMany({ where: { jobId } }),
+    events: await db.event.findMany({ where: { jobId } }),
+    outbox: await db.outboxMessage.findMany({ where: { jobKey: { startsWith: jobId } } }),
+    hold: await db.creditHold.findUnique({ where: { jobId } }),
+  }
+}
+
+describe('createJob', () => {
+  it('writes the job, its file, the source stage run, the event, the queued stage and the hold; answers what a read sees', async () => {
+    const ws = await createWorkspace({ db, name: 'create-job test', apiForm: 'B', credits: 10 })
+    const { pipeline, file } = await upload(ws.id)
+    const { jobId, accepted } = await createJob({
+      db,
+      blobs,
+      workspaceId: ws.id,
+      pipeline,
+      files: [file],
+      options: {
+        priority: 'high',
+        executionMode: 'async',
+        environment: 'test',
+        clientReferenceId: 'ref-1',
+        metadata: { a: 'b' },
+        waitForReview: true,
+      },
+    })
+    expect(await getJob({ db, workspaceId: ws.id, jobId })).toEqual(accepted)
+    expect(accepted).toMatchObject({
+      status: 'queued',
+      stageNow: 'initialization',
+      priority: 'high',
+      environment: 'test',
+      clientReferenceId: 'ref-1',
+      metadata: { a: 'b' },
+      pageCount: 1,
+      creditsReserved: 1,
+      files: [{ fileName: 'invoice.pdf', fileType: 'pdf', mimeType: 'application/pdf', pageCount: 1 }],
+      stages: [{ stage: 'source', status: 'completed', attempts: 1, credits: 0, ms: 0 }],
+    })
+    const w = await written(jobId)
+    expect(w.job).toMatchObject({ waitForReview: true, definition: pipeline.definition, errorGroupId: null })
+    expect(w.files).toEqual([expect.objectContaining({ position: 0, blobKey: `${ws.id}/${jobId}/0` })])
+    expect(await blobs.exists(`${ws.id}/${jobId}/0`)).toBe(true)
+    expect(w.events).toEqual([
+      expect.objectContaining({ type: 'stage.exited', stage: 'source', transition: 'exited', workspaceId: ws.id }),
+    ])
+    expect(w.outbox).toEqual([
+      expect.objectContaining({
+        queue: 'stage-initialization',
+        name: 'initialization',
+        jobKey: jobKeys.stage(jobId, 'initialization'),
+        payload: { jobId },
+        priority: PRIORITY.high,
+        delayMs: null,
+        replaceFinished: false,
+        dispatchedAt: null,
+      }),
+    ])
+    expect(w.hold).toMatchObject({ workspaceId: ws.id, amount: 1, status: 'pending' })
+    const balance = await db.workspace.findUniqueOrThrow({ where: { id: ws.id } })
+    expect([balance.creditsAvailable, balance.creditsReserved]).toEqual([9, 1])
+  })
+
+  it('no credits, no job: a refused reservation writes nothing and removes the stored file', async () => {
+    const ws = await createWorkspace({ db, name: 'create-job refusal', apiForm: 'B', credits: 0 })
+    const { pipeline, file } = await upload(ws.id)
+    const before = await db.outboxMessage.count()
+    const err = await createJob({
+      db,
+      blobs,
+      workspaceId: ws.id,
+      pipeline,
+      files: [file],
+      options: { priority: 'standard', executionMode: 'async', environment: 'production' },
+    }).catch((e: unknown) => e)
+    expect(err).toMatchObject({ code: 'PAYMENT_REQUIRED', details: { required: 1 } })
+    expect(await db.job.count({ where: { workspaceId: ws.id } })).toBe(0)
+    expect(await db.event.count({ where: { workspaceId: ws.id } })).toBe(0)
+    expect(await db.outboxMessage.count()).toBe(before)
+    expect(await db.creditHold.count({ where: { workspaceId: ws.id } })).toBe(0)
+    for (const jobDir of await readdir(path.join(dir, 'blobs', ws.id))) {
+      expect(await readdir(path.join(dir, 'blobs', ws.id, jobDir))).toEqual([])
+    }
+  })
+})
+
+describe('resolvePipeline', () => {
+  it('picks the latest published version, a pinned one, drafts only when allowed, and names what is missing', async () => {
+    const ws = await createWorkspace({ db, name: 'resolve test', apiForm: 'B' })
+    const other = await createWorkspace({ db, name: 'resolve other', apiForm: 'B' })
+    const resolve = (o: { pipelineId?: string; version?: number | null; draft?: boolean; workspaceId?: string }) =>
+      resolvePipeline({
+        db,
+        workspaceId: o.workspaceId ?? ws.id,
+        requestedPipelineId: o.pipelineId,
+        workspaceDefaultPipelineId: null,
+        version: o.version ?? null,
+        allowDraftVersion: o.draft ?? false,
+      }).catch((e: { code?: string }) => e.code)
+
+    expect(await resolve({})).toMatchObject({ pipelineId: PLATFORM_PARSE_PIPELINE_ID, version: 1 })
+    const p = await createPipeline({ db, workspaceId: ws.id, name: 'p', definition: { credits: { per_page: 2 } } })
+    expect(await resolve({ pipelineId: p.id })).toBe('PIPELINE_NOT_PUBLISHED')
+    expect(await resolve({ pipelineId: p.id, version: 1 })).toBe('PIPELINE_NOT_PUBLISHED')
+    expect(await resolve({ pipelineId: p.id, version: 1, draft: true })).toMatchObject({ version: 1 })
+    await publishPipelineVersion({ db, workspaceId: ws.id, pipelineId: p.id, version: 1 })
+    await createPipelineVersion({ db, workspaceId: ws.id, pipelineId: p.id, definition: { credits: { per_page: 3 } } })
+    const latest = await resolve({ pipelineId: p.id })
+    expect(latest).toMatchObject({ pipelineId: p.id, version: 1 })
+    expect((latest as { definition: { credits: { per_page: number } } }).definition.credits.per_page).toBe(2)
+    expect(await resolve({ pipelineId: p.id, version: 2, draft: true })).toMatchObject({ version: 2 })
+    expect(await resolve({ pipelineId: p.id, version: 3, draft: true })).toBe('VERSION_NOT_FOUND')
+    expect(await resolve({ pipelineId: p.id, version: 2 ** 40, draft: true })).toBe('VERSION_NOT_FOUND')
+    expect(await resolve({ pipelineId: p.id, workspaceId: other.id })).toBe('PIPELINE_NOT_FOUND')
+    expect(await resolve({ pipelineId: 'pl_missing' })).toBe('PIPELINE_NOT_FOUND')
+  })
+})
+
+describe('authenticateApiKey', () => {
+  it('reads the key with its workspace on every call, so a revoked key stops working at once', async () => {
+    const ws = await createWorkspace({ db, name: 'auth test', apiForm: 'A' })
+    const { key, id } = await createApiKey({ db, workspaceId: ws.id, scopes: ['jobs:write', 'jobs:read'] })
+    expect(await authenticateApiKey({ db, key })).toEqual({
+      keyId: id,
+      workspaceId: ws.id,
+      apiForm: 'A',
+      scopes: ['jobs:write', 'jobs:read'],
+      boundPipelineId: null,
+      workspaceDefaultPipelineId: null,
+    })
+    await db.workspace.update({ where: { id: ws.id }, data: { defaultPipelineId: PLATFORM_PARSE_PIPELINE_ID } })
+    expect(await authenticateApiKey({ db, key })).toMatchObject({ workspaceDefaultPipelineId: 'parse' })
+    await db.apiKey.update({ where: { id }, data: { revokedAt: new Date() } })
+    expect(await authenticateApiKey({ db, key })).toBeNull()
+    expect(await authenticateApiKey({ db, key: 'qk_unknown' })).toBeNull()
+  })
+})
