@@ -103,7 +103,8 @@ const workers = [
       ),
       { onHandBack },
     ),
-    // A delivery can wait 30 s for a slow receiver; the lock must outlast it.
+    // A delivery can wait 30 s for a slow receiver; the lock must outlast it (BullMQ renews it while a job runs, so a
+    // job of several deliveries waiting for POST slots keeps it).
     {
       ...workerOpts(),
       concurrency: config.concurrency * JOBS_PER_POST,

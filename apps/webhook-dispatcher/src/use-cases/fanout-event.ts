@@ -15,8 +15,11 @@ export type FanoutResult = {
   outboxRows: OutboxRow[]
 }
 
-/** Most first attempts one delivery job carries (the POSTs in flight are bounded per process, not per job). */
-const DELIVERY_GROUP = 50
+/**
+ * Most first attempts one delivery job carries. The POSTs in flight are bounded per process, not per job; a small
+ * group leaves the rest of a large fan-out in Redis, where other dispatcher processes can take it.
+ */
+const DELIVERY_GROUP = 20
 
 type DeliveryRow = { id: string; webhook_id: string; event_id: string; event_type: string; body: string }
 
