@@ -203,10 +203,11 @@ describe('a stage worker killed in the middle of settling', () => {
         50,
       )
       expect(blocked.rows[0].query).toMatch(/credit_holds/)
+      // Chained stages commit together at the end of their run (QUIRE_STAGE_CHECKPOINT_MS), so from outside the job
+      // is still running and no stage after its first shows as done: the settlement is part of that one commit.
       const job = await call(stack.baseUrl, 'GET', `/v1/jobs/${jobId}?include=stages`, { key })
-      expect(job.body.stages.find((s: { stage: string }) => s.stage === 'destination')).toMatchObject({
-        status: 'running',
-      })
+      expect(FINAL).not.toContain(job.body.status)
+      expect(job.body.stages.find((s: { stage: string }) => s.stage === 'destination')?.status).not.toBe('completed')
       await stack.kill('stage-worker', 'SIGKILL')
       await client.query('COMMIT')
 

@@ -4,7 +4,7 @@ import path from 'node:path'
 import { createPrisma, type Db } from '@quire/db'
 import { PER_DOCUMENT_STAGES, WORKER_STAGES, type WorkerStage } from '@quire/domain'
 import { createOcrEngine, type OcrEngine } from '@quire/extraction'
-import { jobKeys } from '@quire/queues'
+import { FANOUT_QUEUE, FanoutPayload, fanoutEventIds, jobKeys } from '@quire/queues'
 import { type BlobStore, createFsBlobStore } from '@quire/storage'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { INVOICE_LINES, textPdf } from '../../../../tests/fixtures/make-fixtures.ts'
@@ -87,9 +87,12 @@ async function snapshot(jobId: string) {
     where: { jobKey: { in: stageKeys } },
     orderBy: { id: 'asc' },
   })
-  const fanouts = await db.outboxMessage.findMany({
-    where: { jobKey: { in: events.map((e) => jobKeys.fanout(e.id)) } },
-  })
+  // The events that fan-out work was queued for (one outbox row may carry several events of one write).
+  const eventIds = new Set(events.map((e) => e.id))
+  const fanouts = (await db.outboxMessage.findMany({ where: { queue: FANOUT_QUEUE } }))
+    .flatMap((m) => fanoutEventIds(FanoutPayload.parse(m.payload)))
+    .filter((id) => eventIds.has(id))
+    .sort()
   const hold = await db.creditHold.findUnique({ where: { jobId } })
   const ledger = await db.ledgerEntry.findMany({ where: { jobId }, orderBy: { kind: 'asc' } })
   return { job, stageRuns, documents, events, stageMessages, fanouts, hold, ledger }

@@ -248,6 +248,8 @@ class StageRunState {
   private status: JobStatus
   /** The first document the last stage failed on: the job's error when no document is left. */
   private lastFailure: { code: string; message: string } | null = null
+  /** Stages that ended since the last commit (a retried stage's old run still has its earlier end time). */
+  private stagesExited = 0
 
   constructor(
     readonly job: LoadedJob,
@@ -320,6 +322,7 @@ class StageRunState {
   exit(stage: WorkerStage, output: StageOutput, cpuMs: number, at: Date): { ms: number; nothingLeft: boolean } {
     const job = this.job
     const enabled = this.enabled(stage)
+    this.stagesExited++
     applyDocumentWrites(job, output.documents ?? [], at, this.touched)
     const failed = output.failedDocuments ?? []
     for (const f of failed) {
@@ -394,7 +397,7 @@ class StageRunState {
       job.documents.filter((d) => this.touched.has(d.id)),
     )
     await writeDocumentNotes(tx, this.notes)
-    const stageDone = [...this.runs.values()].some((r) => r.completedAt !== null)
+    const stageDone = this.stagesExited > 0
     // A stage done (or the job failing) takes the job out of the error group a blocked stage put it in.
     if (locked.error_group_id && (stageDone || end.fail)) {
       await leaveErrorGroupInTx(tx, { id: job.id, workspaceId: job.workspaceId, errorGroupId: locked.error_group_id })
@@ -457,6 +460,7 @@ class StageRunState {
     this.events = []
     this.statuses = []
     this.jobChanges = {}
+    this.stagesExited = 0
   }
 }
 
