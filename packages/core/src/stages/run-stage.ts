@@ -7,6 +7,7 @@ import {
   nextStage,
   PER_DOCUMENT_STAGES,
   PipelineDefinition,
+  WORKER_STAGES,
   type JobStatus,
   type WorkerStage,
 } from '@quire/domain'
@@ -119,7 +120,7 @@ export async function runStage(deps: StageDeps, opts: { jobId: string; stage: Wo
  * hop between them. A stage whose successor this process does not serve queues it through the outbox.
  *
  * Durable checkpoints: the first stage's start commits on its own (the job shows as started, a crash leaves the
- * stage `running`). After that, the stages run on the job as held in memory, each seeing what the ones before it
+ * stage `running`), unless no stage ahead is costly for the job (then it commits with the rest). After that, the stages run on the job as held in memory, each seeing what the ones before it
  * wrote, and their writes (documents, stage runs, events, the job's status) commit together at the next checkpoint:
  * where the run ends (next stage queued, review, finish, failure), around a stage that is `costly` for this job,
  * after a stage that took `checkpointMs` or longer, and before a stage's error is handed back. A checkpoint that
@@ -156,7 +157,15 @@ export async function runStages(
   const definition = PipelineDefinition.parse(job.definition)
   const checkpointMs = deps.checkpointMs ?? DEFAULT_CHECKPOINT_MS
   const run = new StageRunState(job, definition)
-  if (!(await commitRun(deps, run, { enter: stage }))) return 'stopped'
+  // A chain where no stage ahead is costly for this job runs in milliseconds: its start commits with its end (a client
+  // sees `queued`, then the outcome; the events still carry their moments). Otherwise the start commits on its own,
+  // so the job shows as started while the work goes on.
+  const quick =
+    opts.resume !== false &&
+    checkpointMs > 0 &&
+    WORKER_STAGES.slice(WORKER_STAGES.indexOf(stage)).every((s) => !EXECUTORS[s].costly?.(job))
+  if (quick) run.enter(stage, new Date())
+  else if (!(await commitRun(deps, run, { enter: stage }))) return 'stopped'
 
   for (;;) {
     opts.onStage?.(stage)
