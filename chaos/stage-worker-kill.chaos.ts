@@ -1,4 +1,4 @@
-// kill -9 a stage worker at random moments while 200 jobs (40 with --quick) go through the pipeline; a new one is
+// kill -9 a stage worker at random moments while 200 jobs (120 with --quick) go through the pipeline; a new one is
 // started each time, as a supervisor or container restart policy would (after 1 s). Afterwards every job is final and
 // completed, once: no duplicate documents, stage runs or ledger entries, no drift, and the killed workers' parse
 // processes are gone.
@@ -8,7 +8,9 @@ import { QUICK, scenario } from './lib/report.ts'
 import { startChaosStack } from './lib/stack.ts'
 import { invoices, newWorkspace, submitJobs, waitAllFinal } from './lib/workload.ts'
 
-const JOBS = QUICK ? 40 : 200
+// Chained stages commit together now, so a worker gets through jobs fast: the CI size needs enough of them for the
+// kills (every 0.3-1.5 s there) to land while work remains.
+const JOBS = QUICK ? 120 : 200
 // The CI size stops killing after this many kills (each restart is a cold start of several seconds on 2 cores, so
 // unbounded kills mostly measure start-up); the full run kills until the work is done.
 const MAX_KILLS = QUICK ? 12 : Number.POSITIVE_INFINITY
@@ -25,7 +27,7 @@ await scenario('kill -9 stage worker', async (ctx) => {
   const killer = (async () => {
     while (!done && kills.length < MAX_KILLS) {
       // Random moments: sometimes right after start (relay and sweeps starting), mostly mid-stage.
-      await sleep(1000 + Math.random() * (QUICK ? 2000 : 5000))
+      await sleep(QUICK ? 300 + Math.random() * 1200 : 1000 + Math.random() * 5000)
       if (done) break
       kills.push(await stack.kill('stage-worker'))
       await sleep(500)
