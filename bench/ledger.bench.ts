@@ -2,7 +2,10 @@
 // statement: balance + spending cap, hold row, double-entry row) against a bare
 // `UPDATE ... SET available = available - x WHERE available >= x` loop, same pool, same concurrency, same run.
 // Knobs: BENCH_CONCURRENCY (16); rounds and seconds per variant follow --quick. Interleaved rounds, medians.
-// Target: the ledger's reservation ≥ 0.8× the bare UPDATE.
+// Target: the ledger's reservation ≥ 0.8× the bare UPDATE. The transaction rows pay for Prisma's interactive
+// transaction (BEGIN, COMMIT, the round trips the row stays locked over) as much as for the ledger, so the same
+// shapes are also measured with the bare UPDATE in place of the reservation and printed beside them (reference
+// lines, not rows: the baseline stays the bare UPDATE on its own).
 import { createPrisma } from '@quire/db'
 import { newId } from '@quire/domain'
 import { grantCredits, reconcileLedger, reserveCredits } from '@quire/ledger'
@@ -61,6 +64,16 @@ async function jobRows(tx: Parameters<Parameters<typeof db.$transaction>[0]>[0],
 
 class Refused extends Error {}
 
+async function bareUpdate(sql: Pick<typeof db, '$executeRaw'>, workspaceId: string): Promise<boolean> {
+  const n = await sql.$executeRaw`
+    UPDATE workspaces SET credits_available = credits_available - 1 WHERE id = ${workspaceId} AND credits_available >= 1`
+  return n === 1
+}
+
+const refBareTxWs = await hotWorkspace('bench-reference-bare-tx')
+const refFirstWs = await hotWorkspace('bench-reference-bare-first')
+const refLastWs = await hotWorkspace('bench-reference-bare-last')
+
 const variants: Record<string, () => Promise<boolean>> = {
   'bare UPDATE ... WHERE available >= x': async () =>
     (await db.$executeRaw`
@@ -87,6 +100,20 @@ const variants: Record<string, () => Promise<boolean>> = {
       if (!r.ok) throw new Refused()
       return true
     }),
+  // The same shapes with the bare UPDATE instead of reserveCredits: what the transaction rows can reach at best.
+  'reference: bare UPDATE in a transaction': () => db.$transaction((tx) => bareUpdate(tx, refBareTxWs)),
+  'reference: bare UPDATE first in a createJob-like transaction': () =>
+    db.$transaction(async (tx) => {
+      if (!(await bareUpdate(tx, refFirstWs))) throw new Refused()
+      await jobRows(tx, refFirstWs, newId('job'))
+      return true
+    }),
+  'reference: bare UPDATE last in a createJob-like transaction': () =>
+    db.$transaction(async (tx) => {
+      await jobRows(tx, refLastWs, newId('job'))
+      if (!(await bareUpdate(tx, refLastWs))) throw new Refused()
+      return true
+    }),
 }
 
 await measure(variants['bare UPDATE ... WHERE available >= x']!) // warm the pool and the caches
@@ -101,7 +128,7 @@ console.log(
   `  ledger reserve on one hot workspace: ${concurrency} concurrent clients, median of ${rounds} × ${seconds} s`,
 )
 for (const [name, list] of Object.entries(runs)) {
-  if (name.startsWith('bare')) continue
+  if (name.startsWith('bare') || name.startsWith('reference')) continue
   const ops = median(list)
   record({
     scenario: 'ledger',
@@ -112,6 +139,12 @@ for (const [name, list] of Object.entries(runs)) {
     unit: 'reservations/s',
     target: '≥ 0.8×',
   })
+}
+
+for (const [name, list] of Object.entries(runs)) {
+  if (!name.startsWith('reference')) continue
+  const ops = median(list)
+  console.log(`  ${name}: ${ops.toFixed(2)} updates/s (${(ops / bare).toFixed(2)}× the bare UPDATE on its own)`)
 }
 
 // The bare loop moved credits without the ledger, so only the ledger's workspaces are expected to reconcile.

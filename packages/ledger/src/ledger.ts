@@ -52,6 +52,12 @@ function assertAmount(amount: number, what = 'amount') {
  * WHERE clause against the committed balance, so N racers for the last credits get exactly floor(balance / cost).
  * Reserving again for the same job returns the existing hold (no second reservation).
  *
+ * The statement is a call of `ledger_reserve_credits` (migration `*_ledger_reserve_function`): the conditional
+ * UPDATE and the two INSERTs run inside PostgreSQL with plans kept for the session, and reservations on one workspace
+ * queue in order on an advisory lock instead of all waking on every commit of its row. Under contention the row lock
+ * is held from the UPDATE to COMMIT, so throughput on a hot workspace is about 1 / (that time): keep the reservation
+ * late in a transaction (as createJob does).
+ *
  * `now` (tests only) picks the month for the spending cap; by default PostgreSQL's clock decides.
  */
 export async function reserveCredits(
@@ -61,35 +67,10 @@ export async function reserveCredits(
   assertAmount(opts.amount)
   const holdId = holdIdFor(opts.jobId)
   const now = opts.now?.toISOString() ?? null
-  const rows = await sql.$queryRaw<{ held: number }[]>`
-    WITH period AS (
-      SELECT date_trunc('month', COALESCE(${now}::timestamptz, now()) AT TIME ZONE 'UTC')::date AS p
-    ), ws AS (
-      UPDATE workspaces w SET
-        credits_available = w.credits_available - ${opts.amount}::int,
-        credits_reserved = w.credits_reserved + ${opts.amount}::int,
-        spend_period_used = CASE WHEN w.spend_period = period.p THEN w.spend_period_used ELSE 0 END + ${opts.amount}::int,
-        spend_period = period.p
-      FROM period
-      WHERE w.id = ${opts.workspaceId}
-        AND w.credits_available >= ${opts.amount}::int
-        AND (w.spending_cap IS NULL OR
-             CASE WHEN w.spend_period = period.p THEN w.spend_period_used ELSE 0 END + ${opts.amount}::int <= w.spending_cap)
-        AND NOT EXISTS (SELECT 1 FROM credit_holds WHERE id = ${holdId})
-      RETURNING w.id, period.p
-    ), hold AS (
-      INSERT INTO credit_holds (id, workspace_id, job_id, amount, period, created_at)
-      SELECT ${holdId}::text, ws.id, ${opts.jobId}::text, ${opts.amount}::int, ws.p, clock_timestamp() AT TIME ZONE 'UTC'
-      FROM ws
-      RETURNING id
-    ), entry AS (
-      INSERT INTO ledger_entries (id, workspace_id, job_id, kind, debit_account, credit_account, amount, created_at)
-      SELECT ${newId('led')}::text, ws.id, ${opts.jobId}::text, 'reserve'::"LedgerEntryKind", 'available'::"LedgerAccount",
-             'reserved'::"LedgerAccount", ${opts.amount}::int, clock_timestamp() AT TIME ZONE 'UTC'
-      FROM ws WHERE ${opts.amount}::int > 0
-    )
-    SELECT (SELECT count(*) FROM hold)::int AS held`
-  if (rows[0]?.held === 1) return { ok: true, holdId }
+  const rows = await sql.$queryRaw<{ held: boolean }[]>`
+    SELECT ledger_reserve_credits(${opts.workspaceId}, ${opts.jobId}, ${holdId}, ${opts.amount}::int,
+                                  ${now}::timestamptz, ${newId('led')}) AS held`
+  if (rows[0]?.held === true) return { ok: true, holdId }
   return explainRefusal(sql, { ...opts, holdId, now })
 }
 

@@ -1,0 +1,86 @@
+// reserveCredits is a call of the `ledger_reserve_credits` function (migration `*_ledger_reserve_function`), and
+// reservations on one workspace queue on an advisory lock before its row. What that queue must not change, or must
+// add: duplicates of one job racing, a transaction that already holds the workspace row, a missing workspace.
+import { createPrisma, type Db } from '@quire/db'
+import { newId } from '@quire/domain'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { getBalance, grantCredits, reserveCredits } from './ledger.ts'
+import { reconcileLedger } from './reconcile.ts'
+
+let db: Db
+beforeAll(() => {
+  db = createPrisma(process.env.DATABASE_URL!, { poolMax: 20 })
+})
+afterAll(async () => db.$disconnect())
+
+async function workspace(credits: number) {
+  const id = newId('ws')
+  await db.workspace.create({ data: { id, name: id, apiForm: 'B' } })
+  if (credits) await grantCredits(db, { workspaceId: id, amount: credits })
+  return id
+}
+
+/** Waits until some other session is blocked in a reservation (on the queue or on the workspace row). */
+async function untilReservationWaits() {
+  for (let i = 0; i < 500; i++) {
+    const rows = await db.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%ledger_reserve_credits%'`
+    if (rows[0]!.n > 0) return
+    await new Promise((r) => setTimeout(r, 10))
+  }
+  throw new Error('no reservation started waiting')
+}
+
+describe('reservation queue on real PostgreSQL', () => {
+  it('the same job reserved by racing callers: one hold, charged once, every caller gets it', async () => {
+    const ws = await workspace(10)
+    const jobId = newId('job')
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        db.$transaction((tx) => reserveCredits(tx, { workspaceId: ws, jobId, amount: 3 })),
+      ),
+    )
+    expect(results).toEqual(Array.from({ length: 8 }, () => ({ ok: true, holdId: `hold_${jobId}` })))
+    expect(await getBalance(db, ws)).toMatchObject({ available: 7, reserved: 3 })
+    expect(await reconcileLedger(db, { workspaceId: ws })).toMatchObject({ driftCredits: 0, holdAnomalies: [] })
+  })
+
+  it('a transaction that already updated the workspace row reserves past the queue instead of deadlocking', async () => {
+    const ws = await workspace(10)
+    let queued: Promise<unknown> | undefined
+    const mine = await db.$transaction(
+      async (tx) => {
+        await grantCredits(tx, { workspaceId: ws, amount: 5 }) // this transaction now holds the workspace row
+        // Another reservation takes the queue and waits for the row this transaction holds.
+        queued = reserveCredits(db, { workspaceId: ws, jobId: newId('job'), amount: 4 })
+        await untilReservationWaits()
+        return reserveCredits(tx, { workspaceId: ws, jobId: newId('job'), amount: 2 })
+      },
+      { timeout: 20_000 },
+    )
+    // Had it queued behind the other reservation, PostgreSQL would have found a deadlock and aborted one of them.
+    expect(mine.ok).toBe(true)
+    expect(await queued).toMatchObject({ ok: true })
+    expect(await getBalance(db, ws)).toMatchObject({ available: 9, reserved: 6 })
+  })
+
+  it('a missing workspace is an error, not a refusal', async () => {
+    await expect(reserveCredits(db, { workspaceId: newId('ws'), jobId: newId('job'), amount: 1 })).rejects.toThrow(
+      /not found/,
+    )
+  })
+
+  it('a refusal inside a transaction leaves the transaction usable', async () => {
+    const ws = await workspace(2)
+    const r = await db.$transaction(async (tx) => {
+      const refused = await reserveCredits(tx, { workspaceId: ws, jobId: newId('job'), amount: 3 })
+      const held = await reserveCredits(tx, { workspaceId: ws, jobId: newId('job'), amount: 2 })
+      return { refused, held }
+    })
+    expect(r.refused).toEqual({ ok: false, reason: 'insufficient_credits' })
+    expect(r.held.ok).toBe(true)
+    expect(await getBalance(db, ws)).toMatchObject({ available: 0, reserved: 2 })
+    expect(await reconcileLedger(db, { workspaceId: ws })).toMatchObject({ driftCredits: 0, holdAnomalies: [] })
+  })
+})
