@@ -32,6 +32,7 @@ beforeAll(async () => {
     config: { ...config, uploadDir: os.tmpdir(), enforceApiContract: true },
     log: pino({ level: 'silent' }),
     kickRelay: () => {},
+    dispatchOutbox: () => {},
     pingRedis: () => redis.ping(),
   } satisfies AppDeps
   const server = createApp(deps).listen(0, '127.0.0.1')

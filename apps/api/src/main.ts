@@ -1,6 +1,6 @@
 import { ensurePlatformPipelines } from '@quire/core'
 import { createPrisma } from '@quire/db'
-import { createQueueSet, createRedis, startOutboxRelay } from '@quire/queues'
+import { createQueueSet, createRedis, startDirectDispatch, startOutboxRelay } from '@quire/queues'
 import { createBlobStore } from '@quire/storage'
 import { guardProcess } from '@quire/runtime'
 import pino from 'pino'
@@ -27,6 +27,12 @@ const relay = startOutboxRelay({
   onError: (err) => log.warn({ err }, 'outbox relay pass failed; will retry'),
 })
 const relayKick = throttleKicks(relay.kick)
+const direct = startDirectDispatch({
+  db,
+  queues,
+  kickRelay: relayKick.kick,
+  onError: (err) => log.warn({ err }, 'direct dispatch failed; the relay sends the rows'),
+})
 
 await ensurePlatformPipelines(db)
 
@@ -38,6 +44,7 @@ const app = createApp(
     config,
     log,
     kickRelay: relayKick.kick,
+    dispatchOutbox: direct.send,
     pingRedis: () => redis.ping(),
   },
   [queueDashboard({ queues, adminToken: config.adminToken })],
@@ -70,6 +77,7 @@ async function shutdown(signal: string) {
     log.warn('shutdown grace ran out; closing the connections left')
     server.closeAllConnections()
   }
+  await direct.stop()
   relayKick.flush()
   await relay.stop()
   await queues.close()

@@ -1,4 +1,12 @@
-export { reserveCredits, settleCredits, voidCredits, grantCredits, getBalance, ENTRY_ACCOUNTS } from './ledger.ts'
+export {
+  reserveCredits,
+  explainReservationRefusal,
+  settleCredits,
+  voidCredits,
+  grantCredits,
+  getBalance,
+  ENTRY_ACCOUNTS,
+} from './ledger.ts'
 export type { ReserveResult, Balance, LedgerEntryKind, LedgerAccount, Sql } from './ledger.ts'
 export { listLedgerEntries } from './ledger-entries.ts'
 export type { LedgerEntryView } from './ledger-entries.ts'

@@ -75,6 +75,17 @@ export async function reserveCredits(
 }
 
 /**
+ * Why a reservation that `ledger_reserve_credits` refused (called by reserveCredits, or inside a larger statement
+ * such as `submit_job`) was refused; `ok` when the job's hold exists after all (a repeated reservation).
+ */
+export function explainReservationRefusal(
+  sql: Sql,
+  opts: { workspaceId: string; jobId: string; amount: number },
+): Promise<ReserveResult> {
+  return explainRefusal(sql, { ...opts, holdId: holdIdFor(opts.jobId), now: null })
+}
+
+/**
  * The reservation matched no row. Says why, for the error message only: the decision was already taken by the
  * UPDATE above, and a concurrent change can at worst make this name the other of the two reasons.
  */

@@ -20,7 +20,8 @@ export async function relayOutboxOnce(
   return db.$transaction(async (tx) => {
     const rows = await tx.$queryRaw<OutboxRow[]>`
       SELECT id, queue, name, job_key, payload, priority, delay_ms, replace_finished FROM outbox
-      WHERE dispatched_at IS NULL ORDER BY id LIMIT ${batchSize} FOR UPDATE SKIP LOCKED`
+      WHERE dispatched_at IS NULL AND (dispatch_after IS NULL OR dispatch_after <= now() AT TIME ZONE 'UTC')
+      ORDER BY id LIMIT ${batchSize} FOR UPDATE SKIP LOCKED`
     if (rows.length === 0) return 0
     await addToQueues(queues, rows, redisTimeoutMs)
     const ids = rows.map((r) => r.id)
@@ -49,7 +50,11 @@ export async function dispatchOutboxRows(
 }
 
 /** One addBulk (one Redis round trip) per queue, in row order. */
-async function addToQueues(queues: QueueSet, rows: readonly OutboxRowValues[], redisTimeoutMs: number): Promise<void> {
+export async function addToQueues(
+  queues: QueueSet,
+  rows: readonly OutboxRowValues[],
+  redisTimeoutMs: number,
+): Promise<void> {
   const byQueue = new Map<string, OutboxRowValues[]>()
   for (const r of rows) {
     const list = byQueue.get(r.queue)

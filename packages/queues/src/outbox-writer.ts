@@ -119,27 +119,37 @@ export type OutboxRowValues = {
 }
 
 /**
- * The rows `outbox.delivery(tx, work, opts)` would write, for a caller that inserts them in one statement together
+ * The rows `outbox.<kind>(tx, work, opts)` would write, for a caller that inserts them in one statement together
  * with the state change that causes them (still one atomic write: the transactional outbox holds). Addresses and
- * payloads come from the catalog and are checked by its schema, as the writers do. Counts as an outbox write.
+ * payloads come from the catalog and are checked by its schema, as the writers do.
  */
-export function deliveryOutboxRows(
-  work: readonly CatalogInput<QueueCatalog['delivery']>[],
+export function outboxRowsOf<K extends keyof QueueCatalog>(
+  kind: K,
+  work: readonly CatalogInput<QueueCatalog[K]>[],
   opts: EnqueueOptions = {},
 ): OutboxRowValues[] {
-  if (work.length > 0) writes++
+  const entry = QUEUE_CATALOG[kind] as unknown as CatalogEntry<CatalogInput<QueueCatalog[K]>, Record<string, unknown>>
   return work.map((input) => {
-    const address = QUEUE_CATALOG.delivery.address(input)
+    const address = entry.address(input)
     return {
       queue: address.queue,
       name: address.name,
       job_key: address.jobKey,
-      payload: QUEUE_CATALOG.delivery.payload.parse(address.payload),
+      payload: entry.payload.parse(address.payload),
       priority: opts.priority ? PRIORITY[opts.priority] : null,
       delay_ms: opts.delayMs ?? null,
       replace_finished: opts.replaceFinished ?? false,
     }
   })
+}
+
+/** `outboxRowsOf('delivery', ...)`, counted as an outbox write (a relay pass after the commit can find them). */
+export function deliveryOutboxRows(
+  work: readonly CatalogInput<QueueCatalog['delivery']>[],
+  opts: EnqueueOptions = {},
+): OutboxRowValues[] {
+  if (work.length > 0) writes++
+  return outboxRowsOf('delivery', work, opts)
 }
 
 /**

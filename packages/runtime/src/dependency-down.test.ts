@@ -38,6 +38,16 @@ describe('dependencyDown', () => {
     ).toBe('postgresql')
   })
 
+  it('names PostgreSQL for node-postgres errors thrown without Prisma around them (directQuery)', () => {
+    expect(dependencyDown(new Error('Connection terminated unexpectedly'))).toBe('postgresql')
+    expect(
+      dependencyDown(
+        Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+      ),
+    ).toBe('postgresql')
+    expect(dependencyDown(Object.assign(new Error('duplicate key value'), { code: '23505' }))).toBeNull()
+  })
+
   it('leaves other errors alone (a constraint violation is not an outage)', () => {
     expect(dependencyDown({ name: 'PrismaClientKnownRequestError', code: 'P2002', message: 'Unique constraint' })).toBe(
       null,

@@ -64,7 +64,8 @@ export function dependencyDown(err: unknown, depth = 0): Dependency | null {
     }
   }
   if (PG_OUTAGE_STATES.test(code)) return 'postgresql'
-  if (PG_CLIENT_MESSAGES.test(message)) return 'postgresql'
+  // node-postgres directly (the few statements sent without Prisma: directQuery): its own messages.
+  if (PG_CLIENT_MESSAGES.test(message) || PG_OUTAGE_MESSAGES.test(message)) return 'postgresql'
   // A driver adapter error's cause ({kind, originalCode}) reached by the recursion below.
   const kind = (err as { kind?: unknown }).kind
   if (typeof kind === 'string' && ADAPTER_OUTAGE_KINDS.has(kind)) return 'postgresql'

@@ -1,4 +1,5 @@
 import type { Db } from '@quire/db'
+import type { OutboxRow } from '@quire/queues'
 import type { Principal } from '@quire/core'
 import type { SecretBox } from '@quire/secrets'
 import type { BlobStore } from '@quire/storage'
@@ -15,6 +16,8 @@ export type AppDeps = {
   log: Logger
   /** Runs the outbox relay at once after a commit, so work reaches the queues without waiting for the poll. */
   kickRelay: () => void
+  /** Sends outbox rows this process just committed for direct dispatch (a submission's first stage) to BullMQ. */
+  dispatchOutbox: (rows: readonly OutboxRow[]) => void
   /** Round trip to Redis, for readiness. */
   pingRedis: () => Promise<unknown>
 }

@@ -76,6 +76,7 @@ async function serve(enforceApiContract: boolean) {
     config: { ...config, uploadDir: os.tmpdir(), enforceApiContract },
     log,
     kickRelay: () => {},
+    dispatchOutbox: () => {},
     pingRedis: async () => 'PONG',
   } satisfies AppDeps
   const server = createApp(deps, [], routes).listen(0, '127.0.0.1')

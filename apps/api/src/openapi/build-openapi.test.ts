@@ -133,6 +133,7 @@ describe.each(FORMS)('OpenAPI document, Form %s', (form) => {
       config: { ...config, uploadDir },
       log: pino({ level: 'silent' }),
       kickRelay: () => {},
+      dispatchOutbox: () => {},
       pingRedis: async () => 'PONG',
     } satisfies AppDeps
     const app = createApp(deps)

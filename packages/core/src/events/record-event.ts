@@ -34,16 +34,12 @@ export type EventInput = {
   at?: Date
 }
 
-/**
- * Writes events and their fan-out work in the caller's transaction (transactional outbox). An event of a workspace
- * that has no webhook at this moment can reach no receiver (a webhook created later is not owed earlier events), so
- * it is stored as already fanned out and never becomes queue work.
- */
-export async function recordEvents(tx: Tx, events: EventInput[]): Promise<string[]> {
-  if (events.length === 0) return []
-  // Timestamps are UTC wall-clock values in `timestamp` columns, as Prisma writes them (never the server's zone).
-  const now = new Date().toISOString()
-  const rows = events.map((e) => ({
+/** An event's row as written (every column but `fanned_out_at`, which the write decides). */
+export type EventRow = ReturnType<typeof eventRow>
+
+/** The row of one event; `now` when it says no earlier moment. */
+export function eventRow(e: EventInput, now: Date) {
+  return {
     id: newId('evt'),
     workspace_id: e.workspaceId,
     type: e.type,
@@ -52,8 +48,20 @@ export async function recordEvents(tx: Tx, events: EventInput[]): Promise<string
     stage: e.stage ?? null,
     transition: e.transition ?? null,
     data: e.data ?? {},
-    created_at: e.at?.toISOString() ?? now,
-  }))
+    // Timestamps are UTC wall-clock values in `timestamp` columns, as Prisma writes them (never the server's zone).
+    created_at: (e.at ?? now).toISOString(),
+  }
+}
+
+/**
+ * Writes events and their fan-out work in the caller's transaction (transactional outbox). An event of a workspace
+ * that has no webhook at this moment can reach no receiver (a webhook created later is not owed earlier events), so
+ * it is stored as already fanned out and never becomes queue work.
+ */
+export async function recordEvents(tx: Tx, events: EventInput[]): Promise<string[]> {
+  if (events.length === 0) return []
+  const now = new Date()
+  const rows = events.map((e) => eventRow(e, now))
   // One statement on the hot path (every stage records events): the webhook check happens in the INSERT itself,
   // so it sees the same webhooks a separate read in this transaction would.
   const written = await tx.$queryRaw<{ id: string; owed: boolean }[]>`

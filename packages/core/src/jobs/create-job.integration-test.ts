@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createPrisma, type Db } from '@quire/db'
-import { PRIORITY, jobKeys } from '@quire/queues'
+import { DIRECT_DISPATCH_GRACE_MS, FANOUT_QUEUE, PRIORITY, jobKeys } from '@quire/queues'
 import { type BlobStore, createFsBlobStore } from '@quire/storage'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { INVOICE_LINES, textPdf } from '../../../../tests/fixtures/make-fixtures.ts'
@@ -68,7 +68,8 @@ describe('createJob', () => {
   it('writes the job, its file, the source stage run, the event, the queued stage and the hold; answers what a read sees', async () => {
     const ws = await createWorkspace({ db, name: 'create-job test', apiForm: 'B', credits: 10 })
     const { pipeline, file } = await upload(ws.id)
-    const { jobId, accepted } = await createJob({
+    const submittedAt = Date.now()
+    const { jobId, accepted, dispatch } = await createJob({
       db,
       blobs,
       workspaceId: ws.id,
@@ -115,6 +116,15 @@ describe('createJob', () => {
         dispatchedAt: null,
       }),
     ])
+    // The first stage's row is the submitter's to send (direct dispatch): the relay leaves it alone for the grace.
+    expect(dispatch).toEqual([
+      expect.objectContaining({ id: w.outbox[0]!.id, queue: 'stage-initialization', job_key: w.outbox[0]!.jobKey }),
+    ])
+    const graceEnds = w.outbox[0]!.dispatchAfter!.getTime()
+    expect(graceEnds).toBeGreaterThanOrEqual(submittedAt + DIRECT_DISPATCH_GRACE_MS - 1000)
+    expect(graceEnds).toBeLessThanOrEqual(Date.now() + DIRECT_DISPATCH_GRACE_MS + 1000)
+    // No webhook in the workspace: the event is stored as fanned out and becomes no queue work.
+    expect(w.events[0]!.fannedOutAt).toEqual(w.events[0]!.createdAt)
     expect(w.hold).toMatchObject({ workspaceId: ws.id, amount: 1, status: 'pending' })
     const balance = await db.workspace.findUniqueOrThrow({ where: { id: ws.id } })
     expect([balance.creditsAvailable, balance.creditsReserved]).toEqual([9, 1])
@@ -140,6 +150,35 @@ describe('createJob', () => {
     for (const jobDir of await readdir(path.join(dir, 'blobs', ws.id))) {
       expect(await readdir(path.join(dir, 'blobs', ws.id, jobDir))).toEqual([])
     }
+  })
+})
+
+describe('createJob with a webhook in the workspace', () => {
+  it("queues the event's fan-out with the job, and announces it to listening relays", async () => {
+    const ws = await createWorkspace({ db, name: 'create-job webhook', apiForm: 'B', credits: 10 })
+    await db.webhook.create({
+      data: {
+        id: `wh_${ws.id}`,
+        workspaceId: ws.id,
+        name: 'hook',
+        url: 'https://receiver.test/hook',
+        events: ['*'],
+        secret: 'sealed-secret',
+      },
+    })
+    const { pipeline, file } = await upload(ws.id)
+    const { jobId } = await createJob({
+      db,
+      blobs,
+      workspaceId: ws.id,
+      pipeline,
+      files: [file],
+      options: { priority: 'standard', executionMode: 'async', environment: 'production' },
+    })
+    const [event] = (await written(jobId)).events
+    expect(event!.fannedOutAt).toBeNull()
+    const fanout = await db.outboxMessage.findMany({ where: { queue: FANOUT_QUEUE, jobKey: `fanout.${event!.id}` } })
+    expect(fanout).toEqual([expect.objectContaining({ payload: { eventId: event!.id }, dispatchAfter: null })])
   })
 })
 

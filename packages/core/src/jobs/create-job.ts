@@ -1,9 +1,9 @@
-import { creditsForPages, DomainError, newId } from '@quire/domain'
-import type { Db, Job, JobFile, StageRun, Tx } from '@quire/db'
-import { reserveCredits } from '@quire/ledger'
-import { outbox, type Priority } from '@quire/queues'
+import { creditsForPages, DomainError, holdIdFor, newId } from '@quire/domain'
+import { type Db, directQuery, type Job, type JobFile, type StageRun } from '@quire/db'
+import { explainReservationRefusal } from '@quire/ledger'
+import { DIRECT_DISPATCH_GRACE_MS, OUTBOX_CHANNEL, type OutboxRow, outboxRowsOf, type Priority } from '@quire/queues'
 import type { BlobStore } from '@quire/storage'
-import { recordEvents } from '../events/record-event.ts'
+import { eventRow } from '../events/record-event.ts'
 import type { ResolvedPipeline } from '../pipelines/pipelines.ts'
 import type { InspectedFile } from './inspect-files.ts'
 import { toJobView, type JobView } from './job-view.ts'
@@ -24,13 +24,15 @@ export type JobOptions = {
 }
 
 /**
- * Creates one job from one or more inspected files: stores the files, then in one transaction writes the job, queues
+ * Creates one job from one or more inspected files: stores the files, then in one statement writes the job, queues
  * its first stage through the outbox and reserves credits. No credits, no job.
  *
- * Every submission runs this, so the transaction is four statements between BEGIN and COMMIT: one INSERT with
- * data-modifying CTEs (the job, its files, its `source` stage run), the `stage.exited` event, the outbox row of
- * `initialization` and the reservation. Nothing is read back: the rows are built here with every column given
- * explicitly.
+ * Every submission runs this, so the write is one call of the PL/pgSQL function `submit_job` (migration
+ * `*_submit_job_function`) in autocommit: the job, its files, its `source` stage run, the `stage.exited` event (and
+ * its fan-out when the workspace has a webhook), the outbox row of `initialization`, and last the reservation; a
+ * refusal rolls all of it back. Nothing is read back: the rows are built here with every column given explicitly.
+ * The caller sends `dispatch` (the first stage's outbox row) to BullMQ itself after this returns (DirectDispatch);
+ * if it never does, the relay takes the row over after DIRECT_DISPATCH_GRACE_MS.
  */
 export async function createJob(opts: {
   db: Db
@@ -39,7 +41,7 @@ export async function createJob(opts: {
   pipeline: ResolvedPipeline
   files: InspectedFile[]
   options: JobOptions
-}): Promise<{ jobId: string; accepted: JobView }> {
+}): Promise<{ jobId: string; accepted: JobView; dispatch: OutboxRow[] }> {
   const jobId = newId('job')
   const pageCount = opts.files.reduce((n, f) => n + f.pageCount, 0)
   const credits = creditsForPages(pageCount, opts.pipeline.definition.credits.per_page)
@@ -105,74 +107,59 @@ export async function createJob(opts: {
     cpuMs: null,
     continuedInline: false,
   }
-  let accepted: JobView
+  const event = eventRow(
+    { workspaceId: opts.workspaceId, jobId, type: 'stage.exited', stage: 'source', transition: 'exited' },
+    now,
+  )
+  const createdAt = now.toISOString()
+  const [fanoutRow] = outboxRowsOf('fanout', [{ eventId: event.id }])
+  const [stageRow] = outboxRowsOf('stage', [{ stage: 'initialization', jobId }], { priority: opts.options.priority })
+  let stageRowId: string
   try {
-    accepted = await opts.db.$transaction(async (tx) => {
-      await insertJob(tx, { job, files, source })
-      await recordEvents(tx, [
-        { workspaceId: opts.workspaceId, jobId, type: 'stage.exited', stage: 'source', transition: 'exited' },
-      ])
-      await outbox.stage(tx, { stage: 'initialization', jobId }, { priority: opts.options.priority })
-      // The reservation comes last: its UPDATE locks the workspace's balance row until COMMIT, and every submission
-      // to the workspace waits for that lock, so it is held for one statement instead of the whole transaction. A
-      // refusal still rolls back everything above: no credits, no job.
-      const hold = await reserveCredits(tx, { workspaceId: opts.workspaceId, jobId, amount: credits })
-      if (!hold.ok) {
-        throw new DomainError(
-          'PAYMENT_REQUIRED',
-          hold.reason === 'spending_cap'
-            ? `this job (${credits} credits) would exceed the workspace spending cap`
-            : `this job needs ${credits} credits; not enough credits available`,
-          { required: credits },
-        )
-      }
-      // The job as accepted (`queued`): the answer to the submission describes this state, whatever a worker does
-      // once the transaction commits. Its rows are the ones written above, so nothing is read back.
-      return toJobView({ ...job, files, documents: [], stageRuns: [source] })
+    const [row] = await directQuery<{ id: string }>(opts.db, {
+      name: 'submit_job',
+      text: 'SELECT submit_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS id',
+      values: [
+        JSON.stringify(columns(job)),
+        JSON.stringify(files.map(columns)),
+        JSON.stringify(columns(source)),
+        JSON.stringify(event),
+        JSON.stringify({ ...fanoutRow, created_at: createdAt }),
+        JSON.stringify({ ...stageRow, created_at: createdAt }),
+        DIRECT_DISPATCH_GRACE_MS,
+        OUTBOX_CHANNEL,
+        holdIdFor(jobId),
+        newId('led'),
+      ],
     })
+    stageRowId = row!.id
   } catch (err) {
     await Promise.all(stored.map((f) => opts.blobs.delete(f.blobKey)))
+    if ((err as { code?: unknown }).code === REFUSED) {
+      const why = await explainReservationRefusal(opts.db, { workspaceId: opts.workspaceId, jobId, amount: credits })
+      throw new DomainError(
+        'PAYMENT_REQUIRED',
+        !why.ok && why.reason === 'spending_cap'
+          ? `this job (${credits} credits) would exceed the workspace spending cap`
+          : `this job needs ${credits} credits; not enough credits available`,
+        { required: credits },
+      )
+    }
     throw err
   }
-  return { jobId, accepted }
+  // The job as accepted (`queued`): the answer to the submission describes this state, whatever a worker does once
+  // the statement committed. Its rows are the ones written above, so nothing is read back.
+  return {
+    jobId,
+    accepted: toJobView({ ...job, files, documents: [], stageRuns: [source] }),
+    dispatch: [{ ...stageRow!, id: BigInt(stageRowId) }],
+  }
 }
 
-/**
- * One statement, one round trip: the job, its files and its `source` stage run (a nested Prisma create is three
- * INSERTs and a SELECT). Foreign keys are checked at the end of the statement, when the job row exists. Timestamps are
- * UTC wall-clock values in `timestamp` columns, as Prisma writes them (the cast ignores the zone of an ISO string).
- */
-async function insertJob(tx: Tx, rows: { job: Job; files: JobFile[]; source: StageRun }): Promise<void> {
-  const { job, files, source } = rows
-  const at = (d: Date | null) => d?.toISOString() ?? null
-  const json = (v: unknown) => (v === null ? null : JSON.stringify(v))
-  await tx.$executeRaw`
-    WITH job AS (
-      INSERT INTO jobs (id, workspace_id, pipeline_id, pipeline_version, definition, status, stage_now, failed_stage,
-                        error_code, error_message, priority, execution_mode, environment, source_tag,
-                        client_reference_id, schema_id, metadata, page_count, credits_reserved, credits_used,
-                        degradation_reason, created_at, started_at, completed_at, expired_at, wait_for_review,
-                        error_group_id)
-      VALUES (${job.id}, ${job.workspaceId}, ${job.pipelineId}, ${job.pipelineVersion}::int,
-              ${json(job.definition)}::jsonb, ${job.status}::"JobStatus", ${job.stageNow}, ${job.failedStage},
-              ${job.errorCode}, ${job.errorMessage}, ${job.priority}, ${job.executionMode}, ${job.environment},
-              ${job.sourceTag}, ${job.clientReferenceId}, ${job.schemaId}, ${json(job.metadata)}::jsonb,
-              ${job.pageCount}::int, ${job.creditsReserved}::int, ${job.creditsUsed}::int, ${job.degradationReason},
-              ${at(job.createdAt)}::timestamp(3), ${at(job.startedAt)}::timestamp(3),
-              ${at(job.completedAt)}::timestamp(3), ${at(job.expiredAt)}::timestamp(3), ${job.waitForReview},
-              ${job.errorGroupId})
-    ), files AS (
-      INSERT INTO job_files (id, job_id, position, file_name, file_type, mime_type, size_bytes, page_count, blob_key)
-      SELECT f.id, f."jobId", f.position, f."fileName", f."fileType", f."mimeType", f."sizeBytes", f."pageCount",
-             f."blobKey"
-      FROM jsonb_to_recordset(${JSON.stringify(files)}::jsonb) AS f(
-        id text, "jobId" text, position int, "fileName" text, "fileType" text, "mimeType" text, "sizeBytes" int,
-        "pageCount" int, "blobKey" text)
-    )
-    INSERT INTO stage_runs (id, job_id, stage, status, attempts, credits, error, started_at, completed_at, ms, cpu_ms,
-                            continued_inline)
-    VALUES (${source.id}, ${source.jobId}, ${source.stage}, ${source.status}::"StageRunStatus",
-            ${source.attempts}::int, ${source.credits}::int, ${source.error}, ${at(source.startedAt)}::timestamp(3),
-            ${at(source.completedAt)}::timestamp(3), ${source.ms}::int, ${source.cpuMs}::int,
-            ${source.continuedInline})`
+/** The SQLSTATE `submit_job` raises when the reservation is refused. */
+const REFUSED = 'QR402'
+
+/** A row object as JSON keyed by column name (the Prisma field names in snake_case, as the schema maps them). */
+function columns(row: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(row).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]))
 }

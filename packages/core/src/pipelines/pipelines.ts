@@ -1,5 +1,5 @@
 import { DomainError, newId, parsePipelineDefinition, PipelineDefinition } from '@quire/domain'
-import type { Db } from '@quire/db'
+import { type Db, directQuery } from '@quire/db'
 import { recordEvents } from '../events/record-event.ts'
 
 /** The platform-provided parse pipeline every workspace can use. */
@@ -203,19 +203,24 @@ export async function resolvePipeline(opts: {
         : -1
   // One statement on every submission's path: the pipeline (if the workspace may use it) with the version to run, the
   // pinned one or else the latest published; no version row means the pinned one does not exist or none is published.
-  const [row] = await opts.db.$queryRaw<
-    { id: string; version: number | null; published: boolean | null; definition: unknown }[]
-  >`
-    SELECT p.id, v.version, v.published_at IS NOT NULL AS published, v.definition
-    FROM pipelines p
-    LEFT JOIN LATERAL (
-      SELECT version, published_at, definition FROM pipeline_versions
-      WHERE pipeline_id = p.id
-        AND CASE WHEN ${pinned}::int IS NULL THEN published_at IS NOT NULL
-                 ELSE version = ${pinned}::int END
-      ORDER BY version DESC LIMIT 1
-    ) v ON true
-    WHERE p.id = ${pipelineId} AND (p.workspace_id = ${opts.workspaceId} OR p.workspace_id IS NULL)`
+  const [row] = await directQuery<{
+    id: string
+    version: number | null
+    published: boolean | null
+    definition: unknown
+  }>(opts.db, {
+    name: 'resolve_pipeline',
+    text: `SELECT p.id, v.version, v.published_at IS NOT NULL AS published, v.definition
+           FROM pipelines p
+           LEFT JOIN LATERAL (
+             SELECT version, published_at, definition FROM pipeline_versions
+             WHERE pipeline_id = p.id
+               AND CASE WHEN $1::int IS NULL THEN published_at IS NOT NULL ELSE version = $1::int END
+             ORDER BY version DESC LIMIT 1
+           ) v ON true
+           WHERE p.id = $2 AND (p.workspace_id = $3 OR p.workspace_id IS NULL)`,
+    values: [pinned, pipelineId, opts.workspaceId],
+  })
   if (!row) throw new DomainError('PIPELINE_NOT_FOUND', `pipeline ${pipelineId} not found`)
   if (row.version === null) {
     if (opts.version != null) {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { DomainError, newId, SCOPES, type Scope } from '@quire/domain'
-import type { ApiForm, Db } from '@quire/db'
+import { type ApiForm, type Db, directQuery } from '@quire/db'
 
 const hashKey = (key: string) => createHash('sha256').update(key).digest('hex')
 
@@ -51,23 +51,24 @@ export type Principal = {
 /**
  * The principal of a key that is not revoked, or null. Read on every request, never cached: revoking a key
  * (`revoked_at`, set in PostgreSQL by any process) or changing its workspace takes effect on the next request. One
- * statement (the key joined to its workspace) on every authenticated request's path.
+ * prepared statement (the key joined to its workspace) on every authenticated request's path.
  */
 export async function authenticateApiKey(opts: { db: Db; key: string }): Promise<Principal | null> {
   if (!opts.key) return null
-  const [row] = await opts.db.$queryRaw<
-    {
-      id: string
-      workspace_id: string
-      api_form: ApiForm
-      scopes: string[]
-      pipeline_id: string | null
-      default_pipeline_id: string | null
-    }[]
-  >`
-    SELECT k.id, k.workspace_id, w.api_form::text AS api_form, k.scopes, k.pipeline_id, w.default_pipeline_id
-    FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
-    WHERE k.key_hash = ${hashKey(opts.key)} AND k.revoked_at IS NULL`
+  const [row] = await directQuery<{
+    id: string
+    workspace_id: string
+    api_form: ApiForm
+    scopes: string[]
+    pipeline_id: string | null
+    default_pipeline_id: string | null
+  }>(opts.db, {
+    name: 'authenticate_api_key',
+    text: `SELECT k.id, k.workspace_id, w.api_form::text AS api_form, k.scopes, k.pipeline_id, w.default_pipeline_id
+           FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
+           WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+    values: [hashKey(opts.key)],
+  })
   if (!row) return null
   return {
     keyId: row.id,

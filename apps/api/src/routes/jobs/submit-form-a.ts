@@ -65,7 +65,7 @@ export async function createFormAJob(
     waitForReview: boolean
   },
 ): Promise<RouteReply> {
-  const { accepted } = await createJob({
+  const { accepted, dispatch } = await createJob({
     db: deps.db,
     blobs: deps.blobs,
     workspaceId,
@@ -80,7 +80,7 @@ export async function createFormAJob(
       waitForReview: fields.waitForReview,
     },
   })
-  deps.kickRelay()
+  deps.dispatchOutbox(dispatch)
   // The job as accepted, whatever a worker has done with it since.
   return { status: 202, body: presentFormAJobCreated(accepted) }
 }

@@ -59,7 +59,7 @@ export async function submitFormB({
     })
     jobIds.push(created.jobId)
     accepted.push(created.accepted)
-    deps.kickRelay()
+    deps.dispatchOutbox(created.dispatch)
   }
   const read = (jobId: string) => getJob({ db: deps.db, workspaceId: principal.workspaceId, jobId })
   const base = baseUrl(ctx, deps)
