@@ -5,7 +5,17 @@
 // Target: ≥ 0.8× the bare app's throughput, and its p99 within 1/0.8 of the bare app's.
 import { invoicePdf } from '../tests/fixtures/make-fixtures.ts'
 import { startBareSubmit } from './lib/bare-app.ts'
-import { benchWorkspace, load, median, multipartBody, QUICK, record, startApps } from './lib/kit.ts'
+import {
+  benchWorkspace,
+  cpuMs,
+  load,
+  median,
+  multipartBody,
+  postgresCpuMs,
+  QUICK,
+  record,
+  startApps,
+} from './lib/kit.ts'
 
 const ROUNDS = QUICK ? 1 : 3
 const SECONDS = QUICK ? 3 : 8
@@ -28,11 +38,22 @@ try {
   for (const side of Object.values(sides)) await load({ ...side, body, connections: 8, seconds: QUICK ? 1 : 3 })
 
   const results: Record<string, { rps: number[]; p99: number[] }> = {}
+  // Where the time goes: CPU per request of each side's app process and of the PostgreSQL backends of the database
+  // (both sides use the same one; their backends are told apart by the measuring window).
+  const database = new URL(apps.databaseUrl).pathname.slice(1)
+  const pids = { quire: apps.pid('api'), bare: bare.pid }
+  const cpu: Record<string, { app: number; pg: number; requests: number }> = {}
   for (let round = 0; round < ROUNDS; round++) {
     for (const connections of CONNECTIONS) {
       const order = round % 2 ? (['bare', 'quire'] as const) : (['quire', 'bare'] as const)
       for (const name of order) {
+        const app0 = cpuMs(pids[name])
+        const pg0 = postgresCpuMs(database)
         const r = await load({ ...sides[name], body, connections, seconds: SECONDS })
+        const used = (cpu[`${name}@${connections}`] ??= { app: 0, pg: 0, requests: 0 })
+        used.app += cpuMs(pids[name]) - app0
+        used.pg += postgresCpuMs(database) - pg0
+        used.requests += r.rps * SECONDS
         if (r.non2xx || r.errors) throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors`)
         const k = `${name}@${connections}`
         results[k] ??= { rps: [], p99: [] }
@@ -40,6 +61,10 @@ try {
         results[k].p99.push(r.p99)
       }
     }
+  }
+  for (const [k, c] of Object.entries(cpu)) {
+    const per = (ms: number) => (ms / c.requests).toFixed(2)
+    console.log(`  submit · CPU per request, ${k}: app ${per(c.app)} ms, PostgreSQL ${per(c.pg)} ms`)
   }
   for (const connections of CONNECTIONS) {
     const q = results[`quire@${connections}`]!

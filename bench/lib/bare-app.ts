@@ -10,7 +10,14 @@ export async function startBareSubmit(env: { DATABASE_URL: string; QUIRE_QUEUE_P
   const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-bench-bare-'))
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--conditions=@quire/source', '--import', 'tsx', path.join(ROOT, 'bench', 'baselines', 'bare-submit.ts')],
+    [
+      // BENCH_CPU_PROF=<dir>: a V8 CPU profile of the baseline too, to compare with the API's.
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+      '--conditions=@quire/source',
+      '--import',
+      'tsx',
+      path.join(ROOT, 'bench', 'baselines', 'bare-submit.ts'),
+    ],
     {
       cwd: ROOT,
       env: { ...process.env, ...env, BENCH_PORT: String(port), BENCH_UPLOAD_DIR: dir },

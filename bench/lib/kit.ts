@@ -2,7 +2,7 @@
 // (autocannon), RSS sampling from /proc, medians, and the result rows `npm run bench` collects.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -257,6 +257,28 @@ export async function load(opts: {
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
   }
+}
+
+/** CPU time (user + system) a process has used so far, in ms (from /proc: clock ticks of 10 ms). */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+/**
+ * CPU time used so far by the PostgreSQL backends serving one database, in ms: the server's processes whose title
+ * names the database (`postgres: user db host(port) state`).
+ */
+export function postgresCpuMs(database: string): number {
+  let total = 0
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8')
+      if (cmd.startsWith('postgres: ') && cmd.split(' ').includes(database)) total += cpuMs(Number(entry))
+    } catch {}
+  }
+  return total
 }
 
 /** Resident set size of a process, in MB. */

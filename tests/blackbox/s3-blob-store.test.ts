@@ -75,7 +75,7 @@ describe('QUIRE_BLOB_STORE=s3', () => {
     const jobId = r.body[0].job_id as string
 
     // The object is in the bucket, under the prefix, with the uploaded bytes' length.
-    const jobPrefix = `${PREFIX}/${workspaceId}/${jobId}/`
+    const jobPrefix = `${PREFIX}/${workspaceId}/${jobId.slice(-2)}/${jobId}-`
     expect(await objectsUnder(jobPrefix)).toEqual([{ key: `${jobPrefix}0`, size: pdf.length }])
 
     const done = await pollUntil(

@@ -1,4 +1,4 @@
-import type { Db } from '@quire/db'
+import { type Db, directQuery } from '@quire/db'
 import { addToQueues, type OutboxRow } from './outbox-relay.ts'
 import type { QueueSet } from './queue-set.ts'
 
@@ -46,8 +46,11 @@ export function startDirectDispatch(opts: {
     sent = []
     if (ids.length === 0) return
     marking = marking.then(() =>
-      opts.db.$executeRaw`
-        UPDATE outbox SET dispatched_at = now() WHERE id = ANY(${ids}::bigint[]) AND dispatched_at IS NULL`.then(
+      directQuery(opts.db, {
+        name: 'outbox_mark_sent',
+        text: 'UPDATE outbox SET dispatched_at = now() WHERE id = ANY($1::bigint[]) AND dispatched_at IS NULL',
+        values: [ids.map(String)],
+      }).then(
         () => {},
         (err) => opts.onError?.(err),
       ),

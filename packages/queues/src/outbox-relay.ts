@@ -65,16 +65,16 @@ export async function addToQueues(
     await withTimeout(redisTimeoutMs, removeFinished(queues, queue, list))
     // BullMQ waits for a connection indefinitely; bound it so a Redis outage fails the pass (rows stay) instead of
     // holding the transaction open.
-    await withTimeout(
-      redisTimeoutMs,
-      queues.get(queue).addBulk(
-        list.map((r) => ({
-          name: r.name,
-          data: r.payload,
-          opts: { jobId: r.job_key, priority: r.priority ?? undefined, delay: r.delay_ms ?? undefined },
-        })),
-      ),
-    )
+    const jobs = list.map((r) => ({
+      name: r.name,
+      data: r.payload,
+      opts: { jobId: r.job_key, priority: r.priority ?? undefined, delay: r.delay_ms ?? undefined },
+    }))
+    // A lone job (a submission's first stage) as one script call; addBulk wraps even one job in a MULTI.
+    const q = queues.get(queue)
+    const added: Promise<unknown> =
+      jobs.length === 1 ? q.add(jobs[0]!.name, jobs[0]!.data, jobs[0]!.opts) : q.addBulk(jobs)
+    await withTimeout(redisTimeoutMs, added)
   }
 }
 

@@ -21,15 +21,28 @@ export function createFsBlobStore(opts: { dir: string }): BlobStore {
     if (!p.startsWith(root + path.sep)) throw new Error(`blob key escapes the store: ${key}`)
     return p
   }
+  const madeDirs = new Set<string>()
   return {
     async putFile(key, fromPath) {
       const dest = resolve(key)
-      await mkdir(path.dirname(dest), { recursive: true })
+      const dir = path.dirname(dest)
+      // Directories this process made are not made again (a system call per file, costly on some VMs); one removed
+      // since (an operator's clean-up) is made again when the move finds it missing.
+      const known = madeDirs.has(dir)
+      if (!known) {
+        await mkdir(dir, { recursive: true })
+        madeDirs.add(dir)
+      }
       try {
         await rename(fromPath, dest)
       } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code
+        if (code === 'ENOENT' && known) {
+          madeDirs.delete(dir)
+          return this.putFile(key, fromPath)
+        }
         // Across filesystems rename fails; copy then remove the temporary file.
-        if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err
+        if (code !== 'EXDEV') throw err
         await copyFile(fromPath, dest)
         await rm(fromPath, { force: true })
       }

@@ -10,7 +10,7 @@
 --
 -- The rows come as JSON objects keyed by column name, every column given: jsonb_populate_record reads them into the
 -- table's row type (text to enum, ISO strings to timestamp(3), JSON null to NULL). Outbox rows omit the id (a
--- sequence).
+-- sequence). The job's pipeline definition comes apart (p_definition): the API keeps each version's JSON made once.
 --
 -- The first stage's outbox row is sent to BullMQ by the submitting process right after the commit, so it carries
 -- `dispatch_after`: the relay leaves a row alone until then (no second send while the producer's own send and mark
@@ -19,6 +19,7 @@ ALTER TABLE "outbox" ADD COLUMN "dispatch_after" TIMESTAMP(3);
 
 CREATE FUNCTION submit_job(
   p_job jsonb,
+  p_definition jsonb,
   p_files jsonb,
   p_source_run jsonb,
   p_event jsonb,
@@ -36,7 +37,7 @@ DECLARE
   v_owed boolean;
   v_stage_row_id bigint;
 BEGIN
-  INSERT INTO jobs SELECT * FROM jsonb_populate_record(NULL::jobs, p_job);
+  INSERT INTO jobs SELECT * FROM jsonb_populate_record(NULL::jobs, p_job || jsonb_build_object('definition', p_definition));
   INSERT INTO job_files SELECT * FROM jsonb_populate_recordset(NULL::job_files, p_files);
   INSERT INTO stage_runs SELECT * FROM jsonb_populate_record(NULL::stage_runs, p_source_run);
 

@@ -95,7 +95,8 @@ export function multipartMiddleware(opts: MultipartOptions): Middleware {
       ctx.request.files = singleOrArray(parsed.files)
       await next()
     } finally {
-      await removeTempFiles(temps)
+      const moved = movedFiles.get(ctx.request)
+      await removeTempFiles(moved ? temps.filter((t) => !moved.has(t.path)) : temps)
       closeAfterResponse(ctx)
     }
   }
@@ -271,6 +272,18 @@ export function extendedFileName(disposition: string | undefined): string | null
     }
   }
   return Buffer.from(bytes).toString(charset === 'iso-8859-1' || charset === 'latin1' ? 'latin1' : 'utf8')
+}
+
+const movedFiles = new WeakMap<object, Set<string>>()
+
+/**
+ * Tells the middleware that a route moved this upload's temporary file into blob storage (a job was created from
+ * it), so it is not removed again: one failed system call less per submission.
+ */
+export function tempFileMoved(ctx: { request: object }, f: File): void {
+  const set = movedFiles.get(ctx.request) ?? new Set<string>()
+  set.add(f.filepath)
+  movedFiles.set(ctx.request, set)
 }
 
 /** Closes every temporary write stream (waiting for a pending open, so no file appears afterwards) and removes it. */

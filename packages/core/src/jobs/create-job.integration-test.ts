@@ -99,8 +99,9 @@ describe('createJob', () => {
     })
     const w = await written(jobId)
     expect(w.job).toMatchObject({ waitForReview: true, definition: pipeline.definition, errorGroupId: null })
-    expect(w.files).toEqual([expect.objectContaining({ position: 0, blobKey: `${ws.id}/${jobId}/0` })])
-    expect(await blobs.exists(`${ws.id}/${jobId}/0`)).toBe(true)
+    const blobKey = `${ws.id}/${jobId.slice(-2)}/${jobId}-0`
+    expect(w.files).toEqual([expect.objectContaining({ position: 0, blobKey })])
+    expect(await blobs.exists(blobKey)).toBe(true)
     expect(w.events).toEqual([
       expect.objectContaining({ type: 'stage.exited', stage: 'source', transition: 'exited', workspaceId: ws.id }),
     ])

@@ -48,7 +48,7 @@ export async function createJob(opts: {
   const stored = opts.files.map((f, position) => ({
     ...f,
     position,
-    blobKey: `${opts.workspaceId}/${jobId}/${position}`,
+    blobKey: blobKeyFor(opts.workspaceId, jobId, position),
   }))
   for (const f of stored) await opts.blobs.putFile(f.blobKey, f.tempPath)
   // Every column given explicitly (no database defaults), so these objects are exactly the rows written.
@@ -118,9 +118,11 @@ export async function createJob(opts: {
   try {
     const [row] = await directQuery<{ id: string }>(opts.db, {
       name: 'submit_job',
-      text: 'SELECT submit_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS id',
+      text: 'SELECT submit_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS id',
       values: [
-        JSON.stringify(columns(job)),
+        // The definition (the largest column) as the JSON the pipeline cache made once, merged into the row in SQL.
+        JSON.stringify(columns({ ...job, definition: null })),
+        opts.pipeline.definitionJson,
         JSON.stringify(files.map(columns)),
         JSON.stringify(columns(source)),
         JSON.stringify(event),
@@ -155,6 +157,13 @@ export async function createJob(opts: {
     dispatch: [{ ...stageRow!, id: BigInt(stageRowId) }],
   }
 }
+
+/**
+ * Where a job's file is stored: a workspace's files spread over 256 directories by the job id's last two (random hex)
+ * characters, so a store on a filesystem makes a bounded set of directories instead of one per job.
+ */
+export const blobKeyFor = (workspaceId: string, jobId: string, position: number) =>
+  `${workspaceId}/${jobId.slice(-2)}/${jobId}-${position}`
 
 /** The SQLSTATE `submit_job` raises when the reservation is refused. */
 const REFUSED = 'QR402'

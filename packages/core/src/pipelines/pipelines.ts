@@ -170,7 +170,13 @@ export async function listPipelines(opts: { db: Db; workspaceId: string; page: n
 
 const MAX_INT = 2_147_483_647
 
-export type ResolvedPipeline = { pipelineId: string; version: number; definition: PipelineDefinition }
+export type ResolvedPipeline = {
+  pipelineId: string
+  version: number
+  definition: PipelineDefinition
+  /** The definition as JSON, as a job stores it (made once per version). */
+  definitionJson: string
+}
 
 /**
  * Picks the pipeline and version a submission runs: the request's pipeline, else the key's bound pipeline, else the
@@ -203,17 +209,13 @@ export async function resolvePipeline(opts: {
         : -1
   // One statement on every submission's path: the pipeline (if the workspace may use it) with the version to run, the
   // pinned one or else the latest published; no version row means the pinned one does not exist or none is published.
-  const [row] = await directQuery<{
-    id: string
-    version: number | null
-    published: boolean | null
-    definition: unknown
-  }>(opts.db, {
+  // The definition itself comes from the process's cache of versions (immutable once written), read on a miss only.
+  const [row] = await directQuery<{ id: string; version: number | null; published: boolean | null }>(opts.db, {
     name: 'resolve_pipeline',
-    text: `SELECT p.id, v.version, v.published_at IS NOT NULL AS published, v.definition
+    text: `SELECT p.id, v.version, v.published_at IS NOT NULL AS published
            FROM pipelines p
            LEFT JOIN LATERAL (
-             SELECT version, published_at, definition FROM pipeline_versions
+             SELECT version, published_at FROM pipeline_versions
              WHERE pipeline_id = p.id
                AND CASE WHEN $1::int IS NULL THEN published_at IS NOT NULL ELSE version = $1::int END
              ORDER BY version DESC LIMIT 1
@@ -231,5 +233,38 @@ export async function resolvePipeline(opts: {
   if (!row.published && !opts.allowDraftVersion) {
     throw new DomainError('PIPELINE_NOT_PUBLISHED', `version ${opts.version} of pipeline ${row.id} is not published`)
   }
-  return { pipelineId: row.id, version: row.version, definition: PipelineDefinition.parse(row.definition) }
+  return { pipelineId: row.id, version: row.version, ...(await versionDefinition(opts.db, row.id, row.version)) }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const v of Object.values(value)) deepFreeze(v)
+  }
+  return value
+}
+
+type VersionDefinition = Pick<ResolvedPipeline, 'definition' | 'definitionJson'>
+
+/** Versions resolved lately, parsed: a version's definition never changes once written (only its publication). */
+const versionDefinitions = new Map<string, VersionDefinition>()
+const VERSION_DEFINITIONS_KEPT = 500
+
+async function versionDefinition(db: Db, pipelineId: string, version: number): Promise<VersionDefinition> {
+  const key = `${pipelineId}@${version}`
+  const known = versionDefinitions.get(key)
+  if (known) return known
+  const [row] = await directQuery<{ definition: unknown }>(db, {
+    name: 'pipeline_version_definition',
+    text: 'SELECT definition FROM pipeline_versions WHERE pipeline_id = $1 AND version = $2',
+    values: [pipelineId, version],
+  })
+  if (!row) throw new DomainError('VERSION_NOT_FOUND', `pipeline ${pipelineId} has no version ${version}`)
+  // Shared by every submission that resolves this version: frozen, so no caller can change it for the others.
+  const definition = deepFreeze(PipelineDefinition.parse(row.definition))
+  const entry = { definition, definitionJson: JSON.stringify(definition) }
+  if (versionDefinitions.size >= VERSION_DEFINITIONS_KEPT)
+    versionDefinitions.delete(versionDefinitions.keys().next().value!)
+  versionDefinitions.set(key, entry)
+  return entry
 }

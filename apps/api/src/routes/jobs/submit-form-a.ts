@@ -2,7 +2,7 @@ import { createJob, intakeFile, type InspectedFile, resolvePipeline } from '@qui
 import { DomainError } from '@quire/domain'
 import { type FormASubmitFields, parseMetadata, presentFormAJobCreated } from '@quire/forms'
 import type { AppDeps } from '../../http/context.ts'
-import { filesOf, toUploaded } from '../../http/multipart.ts'
+import { filesOf, tempFileMoved, toUploaded } from '../../http/multipart.ts'
 import type { RouteInput, RouteReply } from '../route.ts'
 
 /** Form A: all `file` parts form one job (a batch) answered by one 202 object. */
@@ -23,11 +23,13 @@ export async function submitFormA({ ctx, deps, principal, profile, body }: Route
       }),
     )
   }
-  return await createFormAJob(deps, principal.workspaceId, pipeline, inspected, {
+  const reply = await createFormAJob(deps, principal.workspaceId, pipeline, inspected, {
     ...body,
     metadata,
     waitForReview: profile.jobWaitsForReview,
   })
+  for (const f of files) tempFileMoved(ctx, f)
+  return reply
 }
 
 /** Form A `pipeline_id` and optional `version` ("v<n>") to a published pipeline version. */

@@ -3,7 +3,7 @@ import { DomainError, isFinalStatus } from '@quire/domain'
 import { resolveSchema } from '@quire/extraction'
 import { type FormBSubmitFields, presentFormBJob, presentFormBSubmitted } from '@quire/forms'
 import { baseUrl } from '../../http/context.ts'
-import { filesOf, toUploaded } from '../../http/multipart.ts'
+import { filesOf, tempFileMoved, toUploaded } from '../../http/multipart.ts'
 import type { RouteInput, RouteReply } from '../route.ts'
 
 const SYNC_DEGRADED = 'sync_budget_exceeded'
@@ -57,6 +57,7 @@ export async function submitFormB({
         waitForReview: profile.jobWaitsForReview,
       },
     })
+    tempFileMoved(ctx, f)
     jobIds.push(created.jobId)
     accepted.push(created.accepted)
     deps.dispatchOutbox(created.dispatch)
