@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { PrismaPg } from '@prisma/adapter-pg'
 import pg from 'pg'
 import { Prisma, PrismaClient } from './generated/prisma/client.ts'
@@ -32,13 +33,37 @@ export function createPrisma(url: string, opts: CreatePrismaOptions = {}) {
   // A pooled connection that dies while idle is dropped and replaced on the next query; without a listener its
   // 'error' event would end the process (the adapter adds its own only once Prisma first connects).
   pool.on('error', () => {})
-  const adapter = new PrismaPg(pool, { ...(schema ? { schema } : {}), disposeExternalPool: true })
+  const adapter = new PrismaPg(pool, {
+    ...(schema ? { schema } : {}),
+    disposeExternalPool: true,
+    // Typed as always naming; the adapter passes the name to pg as is, and no name (past the cap) means unnamed.
+    statementNameGenerator: preparedStatementName as (query: { sql: string }) => string,
+  })
   const client = new PrismaClient({ adapter, ...(opts.log ? { log: opts.log } : {}) })
   pools.set(client, pool)
   return client
 }
 
 const pools = new WeakMap<object, pg.Pool>()
+
+/** Most distinct statements a process prepares; the SQL Prisma generates is a bounded set, this is a safety cap. */
+const PREPARED_STATEMENTS_KEPT = 1000
+const preparedNames = new Map<string, string>()
+
+/**
+ * Prisma's statements run as named prepared statements: PostgreSQL parses and plans each distinct statement once per
+ * connection instead of on every call (a Prisma query with relations: about 0.7 → 0.4 ms on this project's bench
+ * machine). The name is a digest of the SQL, so the same statement gets the same name in every connection. Past the
+ * cap (statements whose text varies without end, e.g. long IN lists), statements run unnamed as before.
+ */
+function preparedStatementName(query: { sql: string }): string | undefined {
+  let name = preparedNames.get(query.sql)
+  if (name === undefined && preparedNames.size < PREPARED_STATEMENTS_KEPT) {
+    name = `q_${createHash('sha1').update(query.sql).digest('hex').slice(0, 24)}`
+    preparedNames.set(query.sql, name)
+  }
+  return name
+}
 
 /**
  * One SQL statement in autocommit on the client's own connection pool, without Prisma in between: for the few hot
