@@ -3,7 +3,17 @@
 // core's worth of OCR: the ratio shows how throughput grows when an operator adds worker processes (or containers).
 // Interleaved rounds, medians. Target: 2 workers ≥ 1.7× one.
 import { scannedPagePdf } from './lib/documents.ts'
-import { benchWorkspace, median, QUICK, record, startApps, stopChild } from './lib/kit.ts'
+import {
+  benchWorkspace,
+  cpuMs,
+  median,
+  postgresCpuMs,
+  QUICK,
+  record,
+  startApps,
+  stopChild,
+  treeCpuMs,
+} from './lib/kit.ts'
 import { runJobs } from './lib/submit-jobs.ts'
 
 const ROUNDS = QUICK ? 1 : 3
@@ -19,7 +29,25 @@ try {
     for (let i = 0; i < n; i++) workers.push(await apps.start('stage-worker', WORKER_ENV))
     try {
       const ws = await benchWorkspace(apps.baseUrl, 'B')
-      return FILES / (await runJobs({ ...apps, ...ws, files, inFlight: 8 })).seconds
+      // Where the time goes: CPU per document of the workers (their parse processes included), the API and
+      // PostgreSQL, against the wall time: how much of the machine's two cores the run used.
+      const database = new URL(apps.databaseUrl).pathname.slice(1)
+      const before = {
+        workers: workers.map((w) => treeCpuMs(w.pid!)),
+        api: cpuMs(apps.pid('api')),
+        pg: postgresCpuMs(database),
+      }
+      const { seconds } = await runJobs({ ...apps, ...ws, files, inFlight: 8 })
+      const per = (ms: number) => `${(ms / FILES).toFixed(0)} ms`
+      const workerMs = workers.map((w, i) => treeCpuMs(w.pid!) - before.workers[i]!)
+      const total =
+        workerMs.reduce((a, b) => a + b, 0) + cpuMs(apps.pid('api')) - before.api + postgresCpuMs(database) - before.pg
+      console.log(
+        `  scale · ${n} worker${n > 1 ? 's' : ''}: ${(FILES / seconds).toFixed(2)} docs/s; CPU per document: ` +
+          `workers ${workerMs.map(per).join(' + ')}, API ${per(cpuMs(apps.pid('api')) - before.api)}, ` +
+          `PostgreSQL ${per(postgresCpuMs(database) - before.pg)}; cores busy ${(total / 1000 / seconds).toFixed(2)} of 2`,
+      )
+      return FILES / seconds
     } finally {
       await Promise.all(workers.map(stopChild))
     }

@@ -265,6 +265,28 @@ export function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
+/** CPU time used so far by a process and every live process below it (a worker's parse processes), in ms. */
+export function treeCpuMs(root: number): number {
+  const stats = new Map<number, { ppid: number; ms: number }>()
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')
+      stats.set(Number(entry), { ppid: Number(fields[1]), ms: (Number(fields[11]) + Number(fields[12])) * 10 })
+    } catch {}
+  }
+  let total = 0
+  for (const [pid, st] of stats) {
+    for (let p = pid, hops = 0; p > 1 && hops < 64; p = stats.get(p)?.ppid ?? 0, hops++) {
+      if (p === root) {
+        total += st.ms
+        break
+      }
+    }
+  }
+  return total
+}
+
 /**
  * CPU time used so far by the PostgreSQL backends serving one database, in ms: the server's processes whose title
  * names the database (`postgres: user db host(port) state`).
