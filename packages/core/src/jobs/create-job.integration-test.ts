@@ -216,6 +216,46 @@ describe('resolvePipeline', () => {
 })
 
 describe('authenticateApiKey', () => {
+  it('reads with the key the version a submission naming no pipeline runs: bound, else default, else parse', async () => {
+    const ws = await createWorkspace({ db, name: 'default run test', apiForm: 'B' })
+    const p = await createPipeline({ db, workspaceId: ws.id, name: 'p', definition: { credits: { per_page: 2 } } })
+    const { key: plain } = await createApiKey({ db, workspaceId: ws.id, scopes: ['jobs:write'] })
+    const { key: bound } = await createApiKey({ db, workspaceId: ws.id, scopes: ['jobs:write'], pipelineId: p.id })
+    const run = async (key: string) => (await authenticateApiKey({ db, key }))!.defaultRun
+    expect(await run(plain)).toEqual({ pipelineId: PLATFORM_PARSE_PIPELINE_ID, version: 1 })
+    // Bound to a pipeline with no published version: nothing to run; resolvePipeline names why.
+    expect(await run(bound)).toBeNull()
+    const principal = (await authenticateApiKey({ db, key: bound }))!
+    const refused = await resolvePipeline({
+      db,
+      workspaceId: ws.id,
+      boundPipelineId: principal.boundPipelineId,
+      workspaceDefaultPipelineId: principal.workspaceDefaultPipelineId,
+      defaultRun: principal.defaultRun,
+      allowDraftVersion: true,
+    }).catch((e: { code?: string }) => e.code)
+    expect(refused).toBe('PIPELINE_NOT_PUBLISHED')
+    await publishPipelineVersion({ db, workspaceId: ws.id, pipelineId: p.id, version: 1 })
+    await createPipelineVersion({ db, workspaceId: ws.id, pipelineId: p.id, definition: { credits: { per_page: 3 } } })
+    await publishPipelineVersion({ db, workspaceId: ws.id, pipelineId: p.id, version: 2 })
+    expect(await run(bound)).toEqual({ pipelineId: p.id, version: 2 })
+    await db.workspace.update({ where: { id: ws.id }, data: { defaultPipelineId: p.id } })
+    expect(await run(plain)).toEqual({ pipelineId: p.id, version: 2 })
+    const resolved = await resolvePipeline({
+      db,
+      workspaceId: ws.id,
+      defaultRun: await run(plain),
+      allowDraftVersion: false,
+    })
+    expect(resolved).toMatchObject({ pipelineId: p.id, version: 2, definition: { credits: { per_page: 3 } } })
+    expect(JSON.parse(resolved.definitionJson)).toEqual(resolved.definition)
+    // Another workspace's pipeline as the default is not this workspace's to run.
+    const other = await createWorkspace({ db, name: 'default run other', apiForm: 'B' })
+    const { key: otherKey } = await createApiKey({ db, workspaceId: other.id, scopes: ['jobs:write'] })
+    await db.workspace.update({ where: { id: other.id }, data: { defaultPipelineId: p.id } })
+    expect(await run(otherKey)).toBeNull()
+  })
+
   it('reads the key with its workspace on every call, so a revoked key stops working at once', async () => {
     const ws = await createWorkspace({ db, name: 'auth test', apiForm: 'A' })
     const { key, id } = await createApiKey({ db, workspaceId: ws.id, scopes: ['jobs:write', 'jobs:read'] })
@@ -226,6 +266,7 @@ describe('authenticateApiKey', () => {
       scopes: ['jobs:write', 'jobs:read'],
       boundPipelineId: null,
       workspaceDefaultPipelineId: null,
+      defaultRun: { pipelineId: PLATFORM_PARSE_PIPELINE_ID, version: 1 },
     })
     await db.workspace.update({ where: { id: ws.id }, data: { defaultPipelineId: PLATFORM_PARSE_PIPELINE_ID } })
     expect(await authenticateApiKey({ db, key })).toMatchObject({ workspaceDefaultPipelineId: 'parse' })

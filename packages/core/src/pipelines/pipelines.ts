@@ -189,9 +189,15 @@ export async function resolvePipeline(opts: {
   boundPipelineId?: string | null
   /** The workspace's default pipeline when the caller already read it (undefined: read it here). */
   workspaceDefaultPipelineId?: string | null
+  /** The version a request naming no pipeline and no version runs, when the caller read it with the key. */
+  defaultRun?: { pipelineId: string; version: number } | null
   version?: number | null
   allowDraftVersion: boolean
 }): Promise<ResolvedPipeline> {
+  if (!opts.requestedPipelineId && opts.version == null && opts.defaultRun) {
+    const { pipelineId, version } = opts.defaultRun
+    return { pipelineId, version, ...(await versionDefinition(opts.db, pipelineId, version)) }
+  }
   let pipelineId = opts.requestedPipelineId || opts.boundPipelineId || null
   if (!pipelineId) {
     const defaultId =

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { DomainError, newId, SCOPES, type Scope } from '@quire/domain'
 import { type ApiForm, type Db, directQuery } from '@quire/db'
+import { PLATFORM_PARSE_PIPELINE_ID } from '../pipelines/pipelines.ts'
 
 const hashKey = (key: string) => createHash('sha256').update(key).digest('hex')
 
@@ -46,12 +47,19 @@ export type Principal = {
   boundPipelineId: string | null
   /** The workspace's default pipeline as read with the key (saves resolving it again per submission). */
   workspaceDefaultPipelineId: string | null
+  /**
+   * What a submission that names no pipeline and no version runs, read with the key: the key's bound pipeline, else
+   * the workspace default, else the platform parse pipeline, at its latest published version. Null when that
+   * pipeline is not the workspace's to use or has no published version (resolvePipeline then says why).
+   */
+  defaultRun: { pipelineId: string; version: number } | null
 }
 
 /**
  * The principal of a key that is not revoked, or null. Read on every request, never cached: revoking a key
  * (`revoked_at`, set in PostgreSQL by any process) or changing its workspace takes effect on the next request. One
- * prepared statement (the key joined to its workspace) on every authenticated request's path.
+ * prepared statement (the key joined to its workspace, with the pipeline version a submission naming none runs) on
+ * every authenticated request's path.
  */
 export async function authenticateApiKey(opts: { db: Db; key: string }): Promise<Principal | null> {
   if (!opts.key) return null
@@ -62,12 +70,21 @@ export async function authenticateApiKey(opts: { db: Db; key: string }): Promise
     scopes: string[]
     pipeline_id: string | null
     default_pipeline_id: string | null
+    run_pipeline_id: string | null
+    run_version: number | null
   }>(opts.db, {
     name: 'authenticate_api_key',
-    text: `SELECT k.id, k.workspace_id, w.api_form::text AS api_form, k.scopes, k.pipeline_id, w.default_pipeline_id
+    text: `SELECT k.id, k.workspace_id, w.api_form::text AS api_form, k.scopes, k.pipeline_id, w.default_pipeline_id,
+                  run.pipeline_id AS run_pipeline_id, run.version AS run_version
            FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
+           LEFT JOIN LATERAL (
+             SELECT v.pipeline_id, v.version FROM pipelines p JOIN pipeline_versions v ON v.pipeline_id = p.id
+             WHERE p.id = COALESCE(k.pipeline_id, w.default_pipeline_id, $2)
+               AND (p.workspace_id = k.workspace_id OR p.workspace_id IS NULL) AND v.published_at IS NOT NULL
+             ORDER BY v.version DESC LIMIT 1
+           ) run ON true
            WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-    values: [hashKey(opts.key)],
+    values: [hashKey(opts.key), PLATFORM_PARSE_PIPELINE_ID],
   })
   if (!row) return null
   return {
@@ -77,5 +94,9 @@ export async function authenticateApiKey(opts: { db: Db; key: string }): Promise
     scopes: row.scopes as Scope[],
     boundPipelineId: row.pipeline_id,
     workspaceDefaultPipelineId: row.default_pipeline_id,
+    defaultRun:
+      row.run_pipeline_id !== null && row.run_version !== null
+        ? { pipelineId: row.run_pipeline_id, version: row.run_version }
+        : null,
   }
 }

@@ -26,6 +26,7 @@ export async function submitFormB({
     requestedPipelineId: fields.pipeline_id,
     boundPipelineId: principal.boundPipelineId,
     workspaceDefaultPipelineId: principal.workspaceDefaultPipelineId,
+    defaultRun: principal.defaultRun,
     version: fields.pipeline_version ?? null,
     allowDraftVersion: true,
   })
