@@ -42,6 +42,15 @@ const Env = SharedEnv.extend({
   QUIRE_OCR_WORKERS: z.coerce.number().int().min(1).default(1),
   /** Child processes that parse documents (PDF, rasterising, OCR) off the event loop; 0 parses in-process. */
   QUIRE_PARSE_PROCESSES: z.coerce.number().int().min(0).default(2),
+  /**
+   * With parse processes: a PDF of at most two pages and this many bytes has its text layer read in this process (a
+   * round trip to a parse process costs more than such a parse); it goes to them when a page needs OCR. 0: never.
+   */
+  QUIRE_PARSE_INLINE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(256 * 1024),
   /** Run the following stages this process serves right after a stage, without a queue hop (stage chaining). */
   QUIRE_STAGE_CHAIN: BoolEnv.default(true),
   /** A chained stage that ran this long (ms) is committed at once; cheaper ones commit together (0: every stage). */
@@ -67,6 +76,7 @@ function load() {
     lockMs: env.QUIRE_STAGE_LOCK_MS,
     ocrWorkers: env.QUIRE_OCR_WORKERS,
     parseProcesses: env.QUIRE_PARSE_PROCESSES,
+    parseInlineMaxBytes: env.QUIRE_PARSE_INLINE_MAX_BYTES,
     chainStages: env.QUIRE_STAGE_CHAIN,
     checkpointMs: env.QUIRE_STAGE_CHECKPOINT_MS,
     retentionMs: env.QUIRE_JOB_RETENTION_MS,

@@ -45,6 +45,7 @@ const deps = {
   ocr,
   destinations,
   parsePool,
+  parseInlineMaxBytes: config.parseInlineMaxBytes,
   onCommit: relay.kick,
   checkpointMs: config.checkpointMs,
   log,

@@ -13,7 +13,7 @@ export { sniffFileType, type SniffedFileType } from './sniff-file-type.ts'
 export { checkPageLimit, countPages, verifyReadable } from './count-pages.ts'
 export { configureFileLimits, DEFAULT_FILE_LIMITS, fileLimits, type FileLimits } from './file-limits.ts'
 export { DOCX_CHARS_PER_PAGE } from './docx.ts'
-export { parseDocument, type ParsedDocument, type ParseOptions } from './parse-document.ts'
+export { parseDocument, parsePdfTextLayer, type ParsedDocument, type ParseOptions } from './parse-document.ts'
 export { findPdftoppm, resolveRasteriser, type Rasteriser, type RasteriserChoice } from './rasterise-pdf-page.ts'
 export {
   createOcrEngine,

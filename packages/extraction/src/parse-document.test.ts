@@ -6,6 +6,7 @@ import {
   extractFields,
   findPdftoppm,
   parseDocument,
+  parsePdfTextLayer,
   type OcrEngine,
 } from './index.ts'
 import { openPdf } from './pdf-document.ts'
@@ -69,6 +70,23 @@ describe.skipIf(!FONT_AVAILABLE)('parseDocument', { timeout: 60_000 }, () => {
       'Second page: invoice number 4711.\nTotal due 99.50 EUR.',
       'Third page.',
     ])
+  })
+
+  it('reads a text PDF’s text layer alone exactly as parseDocument does, and declines a page that needs OCR', async () => {
+    const text = await writeFixture(
+      tmp.file('text-layer.pdf'),
+      await makeTextPdf([INVOICE_LINES, ['Second page: invoice number 4711.', 'Total due 99.50 EUR.']]),
+    )
+    const layer = await parsePdfTextLayer(text)
+    expect(layer).not.toBeNull()
+    expect(layer).toEqual(await parseDocument(text, 'pdf', { ocr }))
+    expect(layer?.layouts[0]?.words.length).toBeGreaterThan(0)
+    // An image-only page has no text layer to speak of: the caller has to OCR it (parseDocument).
+    const scan = await writeFixture(
+      tmp.file('text-layer-scan.pdf'),
+      await makeImagePdf([await renderTextPng(['Scanned page'], { width: 600, fontSize: 30 })]),
+    )
+    expect(await parsePdfTextLayer(scan)).toBeNull()
   })
 
   it('keeps label and value columns apart in PDF text and reads them back', async () => {

@@ -69,21 +69,44 @@ async function parseImage(path: string, type: FileType, ocr: OcrEngine): Promise
   }
 }
 
+/**
+ * A PDF's text layer, page by page, as parseDocument reads it, when every page has text: null when a page has too
+ * little text and would need OCR (then parseDocument does the whole job). No canvas, no OCR engine: for a small
+ * text PDF this is the whole of parseDocument's work, cheap enough to run on the caller's thread.
+ */
+export async function parsePdfTextLayer(
+  path: string,
+  opts: Pick<ParseOptions, 'minTextChars'> = {},
+): Promise<ParsedDocument | null> {
+  const doc = await openPdf(path)
+  try {
+    const { pages, layouts, needOcr } = await pdfTextLayer(doc, opts.minTextChars ?? DEFAULT_MIN_TEXT_CHARS)
+    return needOcr.length > 0 ? null : { pages, ocrPages: [], layouts }
+  } finally {
+    await doc.destroy()
+  }
+}
+
+async function pdfTextLayer(doc: PdfDocument, minChars: number) {
+  const pages: string[] = []
+  const layouts: Array<PageLayout | null> = []
+  const needOcr: number[] = []
+  for (let n = 1; n <= doc.numPages; n++) {
+    const { text, layout } = await pageText(doc, n)
+    pages.push(text)
+    layouts.push(layout)
+    // pdf.js keeps parsed pages and fonts cached; release them now and then on long documents.
+    if (n % 50 === 0) await doc.cleanup()
+    if (visibleCharCount(text) < minChars) needOcr.push(n)
+  }
+  return { pages, layouts, needOcr }
+}
+
 async function parsePdf(path: string, ocr: OcrEngine, opts: ParseOptions): Promise<ParsedDocument> {
   const minChars = opts.minTextChars ?? DEFAULT_MIN_TEXT_CHARS
   const doc = await openPdf(path, { withCanvas: true })
   try {
-    const pages: string[] = []
-    const layouts: Array<PageLayout | null> = []
-    const needOcr: number[] = []
-    for (let n = 1; n <= doc.numPages; n++) {
-      const { text, layout } = await pageText(doc, n)
-      pages.push(text)
-      layouts.push(layout)
-      // pdf.js keeps parsed pages and fonts cached; release them now and then on long documents.
-      if (n % 50 === 0) await doc.cleanup()
-      if (visibleCharCount(text) < minChars) needOcr.push(n)
-    }
+    const { pages, layouts, needOcr } = await pdfTextLayer(doc, minChars)
     const ocrPages: number[] = []
     if (needOcr.length > 0) {
       const rasteriser = await resolveRasteriser(opts.rasteriser)

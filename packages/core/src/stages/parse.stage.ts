@@ -1,10 +1,29 @@
-import { parseDocument, type FileType, type PageLayout, type ParsedDocument } from '@quire/extraction'
+import {
+  parseDocument,
+  parsePdfTextLayer,
+  type FileType,
+  type PageLayout,
+  type ParsedDocument,
+} from '@quire/extraction'
 import { creditsForPages } from '@quire/domain'
 import { rootDocuments, type StageExecutor, type StageOutput } from './stage-context.ts'
 import { blobStorageUnavailable, documentFailure } from './stage-failures.ts'
 
 /** More pages than this make a parse worth committing around (a one-page text PDF parses in milliseconds). */
 const COSTLY_PAGES = 2
+
+/** Default for StageDeps.parseInlineMaxBytes (QUIRE_PARSE_INLINE_MAX_BYTES). */
+export const DEFAULT_PARSE_INLINE_MAX_BYTES = 256 * 1024
+
+/**
+ * Whether a file's text layer is read in the stage worker itself although it has parse processes: a PDF of at most
+ * COSTLY_PAGES pages and `maxBytes` bytes (a bound on what pdf.js may hold this thread for, fonts and inflated
+ * streams included).
+ */
+export function parsesInline(file: { fileType: string; pageCount: number; sizeBytes: number }, maxBytes?: number) {
+  const limit = maxBytes ?? DEFAULT_PARSE_INLINE_MAX_BYTES
+  return file.fileType === 'pdf' && file.pageCount <= COSTLY_PAGES && file.sizeBytes <= limit
+}
 
 /** Text per page for every file: embedded text where a PDF has it, OCR for scans and images. */
 export const parseStage: StageExecutor = {
@@ -30,9 +49,18 @@ export const parseStage: StageExecutor = {
         // In the parse processes when the worker has them (CPU-heavy work off the event loop), else in-process.
         let result: ParsedDocument
         if (deps.parsePool) {
-          const outcome = await deps.parsePool.parse(path, file.fileType as FileType)
-          cpuMs += outcome.cpuMs
-          result = outcome
+          // A small text PDF's text layer is read here: a few milliseconds on this thread, against a round trip to a
+          // parse process that costs more than the parse. Anything else, a page that needs OCR, or a file this read
+          // fails on goes to the parse processes as before (so their verdict, not this one, fails a document).
+          const inline = parsesInline(file, deps.parseInlineMaxBytes)
+            ? await parsePdfTextLayer(path).catch(() => null)
+            : null
+          if (inline) result = inline
+          else {
+            const outcome = await deps.parsePool.parse(path, file.fileType as FileType)
+            cpuMs += outcome.cpuMs
+            result = outcome
+          }
         } else {
           result = await parseDocument(path, file.fileType as FileType, { ocr: deps.ocr })
         }

@@ -3,18 +3,18 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createPrisma, type Db } from '@quire/db'
 import { PER_DOCUMENT_STAGES, WORKER_STAGES, type WorkerStage } from '@quire/domain'
-import { createOcrEngine, type OcrEngine } from '@quire/extraction'
+import { createOcrEngine, type OcrEngine, type ParsePool, parseDocument } from '@quire/extraction'
 import { FANOUT_QUEUE, FanoutPayload, fanoutEventIds, jobKeys } from '@quire/queues'
 import { type BlobStore, createFsBlobStore } from '@quire/storage'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { INVOICE_LINES, textPdf } from '../../../../tests/fixtures/make-fixtures.ts'
+import { INVOICE_LINES, scannedPdf, textPdf } from '../../../../tests/fixtures/make-fixtures.ts'
 import { cancelJob } from '../jobs/cancel-job.ts'
 import { createJob } from '../jobs/create-job.ts'
 import { intakeFile } from '../jobs/inspect-files.ts'
 import { ensurePlatformPipelines, resolvePipeline } from '../pipelines/pipelines.ts'
 import { createWorkspace } from '../workspaces/workspaces.ts'
 import { runStage, runStages } from './run-stage.ts'
-import type { StageDeps } from './stage-context.ts'
+import { loadJobForStage, type StageDeps } from './stage-context.ts'
 
 // runStage on real PostgreSQL, a real blob store in a temporary directory and real PDFs. Crashes and cancellations
 // are injected through the deps the stage worker passes (onCommit, the blob store), never by mocking modules.
@@ -40,7 +40,7 @@ afterAll(async () => {
 })
 
 /** Submits a job the way the API does: intake of a real PDF, then createJob (which queues initialization). */
-async function submitJob(pages: string[][] = [INVOICE_LINES], opts: { webhook?: boolean } = {}) {
+async function submitJob(pages: string[][] = [INVOICE_LINES], opts: { webhook?: boolean; bytes?: Uint8Array } = {}) {
   const ws = await createWorkspace({ db, name: 'run-stage test', apiForm: 'B', credits: 100 })
   // A stored webhook row is all fan-out needs to owe the workspace its events (nothing is delivered here).
   if (opts.webhook !== false) {
@@ -56,7 +56,7 @@ async function submitJob(pages: string[][] = [INVOICE_LINES], opts: { webhook?: 
     })
   }
   const tempPath = path.join(dir, `upload-${Math.random().toString(36).slice(2)}.pdf`)
-  const bytes = await textPdf(pages)
+  const bytes = opts.bytes ?? (await textPdf(pages))
   await writeFile(tempPath, bytes)
   const pipeline = await resolvePipeline({ db, workspaceId: ws.id, allowDraftVersion: false })
   const file = await intakeFile({
@@ -328,6 +328,9 @@ describe('runStage on real PostgreSQL', () => {
     const a = await snapshot(chained.jobId)
     const b = await snapshot(clean.jobId)
     expect(a.job.status).toBe('completed')
+    // The start committed with the end is still recorded.
+    expect(a.job.startedAt).toBeInstanceOf(Date)
+    expect(a.job.startedAt!.getTime()).toBeLessThanOrEqual(a.job.completedAt!.getTime())
     // The same rows, except the queue messages the chain did without.
     expect({ ...shape(a), stageMessages: null }).toEqual({ ...shape(b), stageMessages: null })
     expect(a.stageMessages.map((m) => m.jobKey)).toEqual([jobKeys.stage(chained.jobId, 'initialization')])
@@ -436,6 +439,62 @@ describe('runStage on real PostgreSQL', () => {
     expect(s.events.filter((e) => e.transition === 'exited' && e.stage !== 'source')).toEqual([])
     expect(s.hold?.status).toBe('voided')
   })
+
+  it('loadJobForStage reads, in one statement, what Prisma reads: every column, the same types and order', async () => {
+    const { jobId } = await submitJob([INVOICE_LINES, ['Second page']])
+    await runStages(deps, { jobId, stage: 'initialization', serves: () => true })
+    const loaded = await loadJobForStage(db, jobId)
+    const prisma = await db.job.findUniqueOrThrow({
+      where: { id: jobId },
+      include: {
+        files: { orderBy: { position: 'asc' } },
+        documents: { orderBy: { id: 'asc' } },
+        stageRuns: true,
+      },
+    })
+    const byStage = <R extends { stage: string }>(runs: R[]) => [...runs].sort((x, y) => x.stage.localeCompare(y.stage))
+    expect(loaded?.documents.length).toBeGreaterThan(0)
+    expect({ ...loaded, stageRuns: byStage(loaded!.stageRuns) }).toEqual({
+      ...prisma,
+      stageRuns: byStage(prisma.stageRuns),
+    })
+    expect(await loadJobForStage(db, 'job_missing')).toBeNull()
+  })
+
+  it('with parse processes, a small text PDF is read in-process with the same result; anything else goes to them', async () => {
+    const calls: string[] = []
+    const pool: ParsePool = {
+      async parse(p, type) {
+        calls.push(type)
+        return { ...(await parseDocument(p, type, { ocr })), cpuMs: 1, rssBytes: 0 }
+      },
+      async close() {},
+    }
+    const clean = await submitJob()
+    await runAll(clean.jobId)
+    const inline = await submitJob()
+    await runStages({ ...deps, parsePool: pool }, { jobId: inline.jobId, stage: 'initialization', serves: () => true })
+    expect(calls).toEqual([])
+    expect({ ...shape(await snapshot(inline.jobId)), stageMessages: null }).toEqual({
+      ...shape(await snapshot(clean.jobId)),
+      stageMessages: null,
+    })
+    // Inline parsing turned off: the pool parses it.
+    const pooled = await submitJob()
+    await runStages(
+      { ...deps, parsePool: pool, parseInlineMaxBytes: 0 },
+      { jobId: pooled.jobId, stage: 'initialization', serves: () => true },
+    )
+    expect(calls).toEqual(['pdf'])
+    expect(shape(await snapshot(pooled.jobId)).documents).toEqual(shape(await snapshot(clean.jobId)).documents)
+    // A scanned page has no text layer: it goes to the pool for OCR.
+    const scanned = await submitJob([], { bytes: await scannedPdf([INVOICE_LINES]) })
+    await runStages({ ...deps, parsePool: pool }, { jobId: scanned.jobId, stage: 'initialization', serves: () => true })
+    expect(calls).toEqual(['pdf', 'pdf'])
+    const s = await snapshot(scanned.jobId)
+    expect(s.job.status).toBe('completed')
+    expect(s.documents[0]?.content).toMatchObject({ ocr_pages: [1] })
+  }, 120_000)
 
   it('a stage already recorded as done is not run again', async () => {
     const { jobId } = await submitJob()

@@ -11,7 +11,7 @@ import {
   type JobStatus,
   type WorkerStage,
 } from '@quire/domain'
-import type { Prisma, StageRun, Tx } from '@quire/db'
+import type { StageRun, Tx } from '@quire/db'
 import { settleCredits, voidCredits } from '@quire/ledger'
 import { outbox, outboxWriteCount, type Priority } from '@quire/queues'
 import { recordEvents, type EventInput } from '../events/record-event.ts'
@@ -35,7 +35,7 @@ import {
 } from './stage-context.ts'
 import { validateStage } from './validate.stage.ts'
 import { clientMessage } from './client-message.ts'
-import { applyDocumentWrites, writeDocumentNotes, writeDocuments, writeStageRuns } from './stage-writes.ts'
+import { applyDocumentWrites, type JobChanges, writeCheckpoint } from './stage-writes.ts'
 
 const EXECUTORS: Record<WorkerStage, StageExecutor> = {
   initialization: initializationStage,
@@ -251,7 +251,7 @@ class StageRunState {
   private events: EventInput[] = []
   /** Statuses the job passes through in memory, from the status it had at the last commit. */
   private statuses: JobStatus[] = []
-  private jobChanges: { stageNow?: string | null; startedAt?: Date } = {}
+  private jobChanges: JobChanges = {}
   /** Each stage's documents as it entered (its exit events name the same ones, less those it failed). */
   private enteredDocs = new Map<WorkerStage, LoadedDocument[] | null>()
   private status: JobStatus
@@ -401,11 +401,6 @@ class StageRunState {
       }
       from = to
     }
-    await writeDocuments(
-      tx,
-      job.documents.filter((d) => this.touched.has(d.id)),
-    )
-    await writeDocumentNotes(tx, this.notes)
     const stageDone = this.stagesExited > 0
     // A stage done (or the job failing) takes the job out of the error group a blocked stage put it in.
     if (locked.error_group_id && (stageDone || end.fail)) {
@@ -413,7 +408,8 @@ class StageRunState {
     }
     const now = new Date()
     let to = from
-    let data: Prisma.JobUpdateManyMutationInput = { ...this.jobChanges }
+    // The start a quick chain commits with its end is kept whatever the end writes.
+    let set: JobChanges = { ...this.jobChanges }
     const finalEvents: EventInput[] = []
     if (end.queue) {
       await outbox.stage(
@@ -424,16 +420,17 @@ class StageRunState {
     } else if (end.review) {
       // Resumed by core reviewDocument once every parked document is decided; nothing is queued meanwhile.
       to = 'awaiting_review'
-      data = { stageNow: end.review }
+      set = { ...set, stageNow: end.review }
     } else if (end.finish) {
       const finished = await settleJob(tx, job, this.definition)
       to = finished.status
-      data = { ...finished.data, stageNow: null, completedAt: now }
+      set = { ...set, ...finished.set, stageNow: null, completedAt: now }
       finalEvents.push({ workspaceId: job.workspaceId, jobId: job.id, type: 'job.finished', data: { status: to } })
     } else if (end.fail) {
       const first = this.lastFailure
       to = 'failed'
-      data = {
+      set = {
+        ...set,
         failedStage: end.fail,
         errorCode: first?.code ?? 'stage_failed',
         errorMessage: first ? clientMessage(first.message, end.fail) : 'no document left',
@@ -449,15 +446,18 @@ class StageRunState {
         data: { status: 'failed' },
       })
     }
-    await writeStageRuns(tx, [...this.runs.values()])
-    await recordEvents(tx, [...this.events, ...finalEvents])
     if (to !== from && !canTransition(from, to)) {
       throw new DomainError('JOB_NOT_CANCELLABLE', `job cannot move from ${from} to ${to}`)
     }
-    // One write for the whole path (e.g. preprocessing -> processing -> completed), each step checked above.
-    if (to !== locked.status) {
-      await tx.job.updateMany({ where: { id: job.id, status: locked.status }, data: { ...data, status: to } })
-    } else if (Object.keys(data).length > 0) await tx.job.update({ where: { id: job.id }, data })
+    // One write for the whole path (e.g. preprocessing -> processing -> completed), each step checked above; with
+    // the documents, their notes and the stage runs in the same statement.
+    await writeCheckpoint(tx, {
+      documents: job.documents.filter((d) => this.touched.has(d.id)),
+      notes: this.notes,
+      runs: [...this.runs.values()],
+      job: { id: job.id, status: locked.status, set: to !== locked.status ? { ...set, status: to } : set },
+    })
+    await recordEvents(tx, [...this.events, ...finalEvents])
     this.status = to
   }
 
@@ -482,7 +482,7 @@ async function settleJob(
   tx: Tx,
   job: LoadedJob,
   definition: PipelineDefinition,
-): Promise<{ status: JobStatus; data: Prisma.JobUpdateManyMutationInput }> {
+): Promise<{ status: JobStatus; set: JobChanges }> {
   const charged = job.stageRuns.reduce((n, r) => n + r.credits, 0)
   const livePages = leafDocuments(job).reduce((n, d) => n + d.pages.length, 0)
   const used = Math.min(charged, creditsForPages(livePages, definition.credits.per_page))
@@ -495,7 +495,7 @@ async function settleJob(
     .sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime())[0]
   return {
     status: firstFailure ? 'completed_with_errors' : 'completed',
-    data: {
+    set: {
       creditsUsed: settled?.posted ?? used,
       ...(firstFailure
         ? {

@@ -1,10 +1,10 @@
-import { newId } from '@quire/domain'
-import type { Document, StageRun, Tx } from '@quire/db'
+import { newId, type JobStatus } from '@quire/domain'
+import { type Document, Prisma, type StageRun, type Tx } from '@quire/db'
 import type { DocumentNote, DocumentWrite, LoadedJob } from './stage-context.ts'
 
-// The rows a run of stages writes at a durable checkpoint, each kind in one set-based statement: every document the
-// stages touched (its whole row as the stages left it), their history lines and their stage runs. Prisma would
-// send one statement per row; on the hot path that is most of a stage's cost.
+// The rows a run of stages writes at a durable checkpoint, all in one set-based statement: every document the
+// stages touched (its whole row as the stages left it), their history lines, their stage runs and the job's columns.
+// Prisma would send one statement per row; on the hot path that is most of a stage's cost.
 
 /**
  * Applies a stage's document writes to the job the next stage sees. A create is ignored when the document exists
@@ -47,9 +47,43 @@ export function applyDocumentWrites(job: LoadedJob, writes: DocumentWrite[], at:
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null)
 
-/** Writes the documents as they are now: inserted when new, every changeable column replaced when not. */
-export async function writeDocuments(tx: Tx, docs: Document[]) {
-  if (docs.length === 0) return
+/** The job's own columns a checkpoint changes (the status through the state machine, checked by the caller). */
+export type JobChanges = {
+  status?: JobStatus
+  stageNow?: string | null
+  startedAt?: Date
+  completedAt?: Date
+  creditsUsed?: number
+  failedStage?: string
+  errorCode?: string
+  errorMessage?: string | null
+}
+
+/** The job row's update at a checkpoint: `set`, where the row still has `status` (it is locked, so it has). */
+export type JobWrite = { id: string; status: JobStatus; set: JobChanges }
+
+/**
+ * Writes, in one statement, everything a checkpoint holds that is the runner's own: the documents the stages touched
+ * (inserted when new, every changeable column replaced when not), their history lines, their stage runs (one per job
+ * and stage) and the job's own columns. Each kind of row is a data-modifying CTE over a JSON recordset; PostgreSQL
+ * checks the foreign keys at the end of the statement, so a history line may name a document inserted beside it.
+ * A statement a kind of row would cost is a round trip and most of a stage's CPU on the hot path.
+ */
+export async function writeCheckpoint(
+  tx: Tx,
+  w: { documents: Document[]; notes: (DocumentNote & { at: Date })[]; runs: StageRun[]; job?: JobWrite },
+) {
+  const parts: Prisma.Sql[] = []
+  if (w.documents.length > 0) parts.push(Prisma.sql`docs AS (${documentsInsert(w.documents)})`)
+  if (w.notes.length > 0) parts.push(Prisma.sql`notes AS (${notesInsert(w.notes)})`)
+  if (w.runs.length > 0) parts.push(Prisma.sql`runs AS (${stageRunsUpsert(w.runs)})`)
+  const job = w.job && jobUpdate(w.job)
+  if (job) parts.push(Prisma.sql`job AS (${job})`)
+  if (parts.length === 0) return
+  await tx.$executeRaw`WITH ${Prisma.join(parts, ', ')} SELECT 1`
+}
+
+function documentsInsert(docs: Document[]) {
   const rows = docs.map((d) => ({
     id: d.id,
     job_id: d.jobId,
@@ -67,7 +101,7 @@ export async function writeDocuments(tx: Tx, docs: Document[]) {
     created_at: iso(d.createdAt),
     updated_at: iso(d.updatedAt),
   }))
-  await tx.$executeRaw`
+  return Prisma.sql`
     INSERT INTO documents (id, job_id, parent_id, file_position, status, type, schema_id, pages, metadata, content, data,
                            error_code, error_message, created_at, updated_at)
     SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS d(
@@ -80,9 +114,7 @@ export async function writeDocuments(tx: Tx, docs: Document[]) {
       updated_at = EXCLUDED.updated_at`
 }
 
-/** Appends lines to documents' own histories. */
-export async function writeDocumentNotes(tx: Tx, notes: (DocumentNote & { at: Date })[]) {
-  if (notes.length === 0) return
+function notesInsert(notes: (DocumentNote & { at: Date })[]) {
   const rows = notes.map((n) => ({
     id: newId('dev'),
     document_id: n.documentId,
@@ -90,15 +122,13 @@ export async function writeDocumentNotes(tx: Tx, notes: (DocumentNote & { at: Da
     data: n.data ?? null,
     created_at: n.at.toISOString(),
   }))
-  await tx.$executeRaw`
+  return Prisma.sql`
     INSERT INTO document_events (id, document_id, type, data, created_at)
     SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS n(
       id text, document_id text, type text, data jsonb, created_at timestamp(3))`
 }
 
-/** Writes stage runs as they are now (one per job and stage). */
-export async function writeStageRuns(tx: Tx, runs: StageRun[]) {
-  if (runs.length === 0) return
+function stageRunsUpsert(runs: StageRun[]) {
   const rows = runs.map((r) => ({
     id: r.id,
     job_id: r.jobId,
@@ -113,7 +143,7 @@ export async function writeStageRuns(tx: Tx, runs: StageRun[]) {
     cpu_ms: r.cpuMs,
     continued_inline: r.continuedInline,
   }))
-  await tx.$executeRaw`
+  return Prisma.sql`
     INSERT INTO stage_runs (id, job_id, stage, status, attempts, credits, error, started_at, completed_at, ms, cpu_ms,
                             continued_inline)
     SELECT r.id, r.job_id, r.stage, r.status::"StageRunStatus", r.attempts, r.credits, r.error, r.started_at,
@@ -125,4 +155,20 @@ export async function writeStageRuns(tx: Tx, runs: StageRun[]) {
       status = EXCLUDED.status, attempts = EXCLUDED.attempts, credits = EXCLUDED.credits, error = EXCLUDED.error,
       started_at = EXCLUDED.started_at, completed_at = EXCLUDED.completed_at, ms = EXCLUDED.ms,
       cpu_ms = EXCLUDED.cpu_ms, continued_inline = EXCLUDED.continued_inline`
+}
+
+/** The UPDATE of the job's columns in `set` (null when there are none). Timestamps as UTC wall-clock values. */
+function jobUpdate(w: JobWrite): Prisma.Sql | null {
+  const s = w.set
+  const sets: Prisma.Sql[] = []
+  if (s.status !== undefined) sets.push(Prisma.sql`status = ${s.status}::"JobStatus"`)
+  if (s.stageNow !== undefined) sets.push(Prisma.sql`stage_now = ${s.stageNow}`)
+  if (s.startedAt !== undefined) sets.push(Prisma.sql`started_at = ${iso(s.startedAt)}::timestamp(3)`)
+  if (s.completedAt !== undefined) sets.push(Prisma.sql`completed_at = ${iso(s.completedAt)}::timestamp(3)`)
+  if (s.creditsUsed !== undefined) sets.push(Prisma.sql`credits_used = ${s.creditsUsed}::int`)
+  if (s.failedStage !== undefined) sets.push(Prisma.sql`failed_stage = ${s.failedStage}`)
+  if (s.errorCode !== undefined) sets.push(Prisma.sql`error_code = ${s.errorCode}`)
+  if (s.errorMessage !== undefined) sets.push(Prisma.sql`error_message = ${s.errorMessage}`)
+  if (sets.length === 0) return null
+  return Prisma.sql`UPDATE jobs SET ${Prisma.join(sets, ', ')} WHERE id = ${w.id} AND status = ${w.status}::"JobStatus"`
 }
