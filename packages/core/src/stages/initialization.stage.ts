@@ -1,6 +1,7 @@
 import { documentIdFor, DomainError } from '@quire/domain'
 import { verifyReadable, type FileType } from '@quire/extraction'
 import type { StageExecutor, StageOutput } from './stage-context.ts'
+import { readTextLayerEarly } from './parse.stage.ts'
 import { blobStorageUnavailable, documentFailure } from './stage-failures.ts'
 
 /**
@@ -25,7 +26,9 @@ export const initializationStage: StageExecutor = {
         throw blobStorageUnavailable(err)
       }
       try {
-        await verifyReadable(path, f.fileType as FileType)
+        // A small text PDF the parse stage reads in-process is read once, here: the read that shows it readable
+        // keeps its text layer for that stage. Anything else, or a read that fails, is verified as before.
+        if (!(await readTextLayerEarly(deps, f, path))) await verifyReadable(path, f.fileType as FileType)
       } catch (err) {
         const failure = documentFailure(err, `file "${f.fileName}"`)
         failedDocuments.push({ documentId: documentIdFor(job.id, f.position), ...failure })

@@ -1,4 +1,5 @@
 import {
+  checkPageLimit,
   parseDocument,
   parsePdfTextLayer,
   type FileType,
@@ -6,7 +7,7 @@ import {
   type ParsedDocument,
 } from '@quire/extraction'
 import { creditsForPages } from '@quire/domain'
-import { rootDocuments, type StageExecutor, type StageOutput } from './stage-context.ts'
+import { rootDocuments, type StageDeps, type StageExecutor, type StageOutput } from './stage-context.ts'
 import { blobStorageUnavailable, documentFailure } from './stage-failures.ts'
 
 /** More pages than this make a parse worth committing around (a one-page text PDF parses in milliseconds). */
@@ -23,6 +24,32 @@ export const DEFAULT_PARSE_INLINE_MAX_BYTES = 256 * 1024
 export function parsesInline(file: { fileType: string; pageCount: number; sizeBytes: number }, maxBytes?: number) {
   const limit = maxBytes ?? DEFAULT_PARSE_INLINE_MAX_BYTES
   return file.fileType === 'pdf' && file.pageCount <= COSTLY_PAGES && file.sizeBytes <= limit
+}
+
+/**
+ * Text layers read by initialization (which has to open the file anyway to see it is readable) for the parse stage
+ * that follows in this process: by blob key, taken once. A parse that runs elsewhere, or after a restart, reads the
+ * file itself; at most LAYERS_KEPT are kept (a chain that stopped between the two stages leaves its entry behind).
+ */
+const earlyTextLayers = new Map<string, ParsedDocument>()
+const LAYERS_KEPT = 64
+
+/**
+ * For initialization: opens a small PDF the parse stage will read in-process by reading its text layer (kept for
+ * that stage). True when that read shows the file readable, with pages; false leaves the verdict to verifyReadable.
+ */
+export async function readTextLayerEarly(
+  deps: Pick<StageDeps, 'parsePool' | 'parseInlineMaxBytes'>,
+  file: { blobKey: string; fileType: string; pageCount: number; sizeBytes: number },
+  path: string,
+): Promise<boolean> {
+  if (!deps.parsePool || !parsesInline(file, deps.parseInlineMaxBytes)) return false
+  const layer = await parsePdfTextLayer(path).catch(() => null)
+  if (!layer || layer.pages.length === 0) return false
+  checkPageLimit('pdf', layer.pages.length)
+  if (earlyTextLayers.size >= LAYERS_KEPT) earlyTextLayers.delete(earlyTextLayers.keys().next().value as string)
+  earlyTextLayers.set(file.blobKey, layer)
+  return true
 }
 
 /** Text per page for every file: embedded text where a PDF has it, OCR for scans and images. */
@@ -52,8 +79,10 @@ export const parseStage: StageExecutor = {
           // A small text PDF's text layer is read here: a few milliseconds on this thread, against a round trip to a
           // parse process that costs more than the parse. Anything else, a page that needs OCR, or a file this read
           // fails on goes to the parse processes as before (so their verdict, not this one, fails a document).
+          const early = earlyTextLayers.get(file.blobKey)
+          earlyTextLayers.delete(file.blobKey)
           const inline = parsesInline(file, deps.parseInlineMaxBytes)
-            ? await parsePdfTextLayer(path).catch(() => null)
+            ? (early ?? (await parsePdfTextLayer(path).catch(() => null)))
             : null
           if (inline) result = inline
           else {
