@@ -20,6 +20,7 @@ import { createDeliveryProcessor } from './processors/deliver-webhook.processor.
 import { createFanoutProcessor } from './processors/fanout.processor.ts'
 import { limitConcurrency } from './batching/limit-concurrency.ts'
 import { createDeliveryBatching } from './use-cases/delivery-rows.ts'
+import { rememberOpened } from './batching/remember-opened.ts'
 
 const log = pino({
   name: 'quire-webhook-dispatcher',
@@ -89,7 +90,8 @@ const workers = [
       outageTolerant(
         createDeliveryProcessor({
           db,
-          secrets,
+          // Every attempt opens its webhook's sealed secret; each sealed value is decrypted once.
+          secrets: rememberOpened(secrets),
           log,
           dispatcher,
           timeoutMs: config.timeoutMs,

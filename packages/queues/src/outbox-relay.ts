@@ -1,4 +1,4 @@
-import type { Db } from '@quire/db'
+import { type Db, directQuery } from '@quire/db'
 import { listenForOutbox, type OutboxListenOptions } from './outbox-listener.ts'
 import type { OutboxRowValues } from './outbox-writer.ts'
 import type { QueueSet } from './queue-set.ts'
@@ -45,8 +45,13 @@ export async function dispatchOutboxRows(
 ): Promise<void> {
   if (rows.length === 0) return
   await addToQueues(queues, rows, redisTimeoutMs)
-  const ids = rows.map((r) => r.id)
-  await db.$executeRaw`UPDATE outbox SET dispatched_at = now() WHERE id = ANY(${ids}::bigint[]) AND dispatched_at IS NULL`
+  // Without Prisma (directQuery, the prepared statement direct dispatch marks with): the webhook dispatcher marks
+  // every fan-out's first attempts here.
+  await directQuery(db, {
+    name: 'outbox_mark_sent',
+    text: 'UPDATE outbox SET dispatched_at = now() WHERE id = ANY($1::bigint[]) AND dispatched_at IS NULL',
+    values: [rows.map((r) => String(r.id))],
+  })
 }
 
 /** One addBulk (one Redis round trip) per queue, in row order. */

@@ -5,7 +5,10 @@ const HEX_DIGEST = /^[0-9a-fA-F]{64}$/
 export function hmacSha256Hex(secret: string, parts: ReadonlyArray<string | Buffer>): string {
   // The secret is the key exactly as issued (UTF-8 bytes of the string), never base64-decoded.
   const hmac = createHmac('sha256', Buffer.from(secret, 'utf8'))
-  for (const part of parts) hmac.update(typeof part === 'string' ? Buffer.from(part, 'utf8') : part)
+  for (const part of parts) {
+    if (typeof part === 'string') hmac.update(part, 'utf8')
+    else hmac.update(part)
+  }
   return hmac.digest('hex')
 }
 

@@ -1,5 +1,5 @@
 import { newId } from '@quire/domain'
-import type { Db } from '@quire/db'
+import { type Db, directQuery } from '@quire/db'
 import type { ApiForm } from '@quire/forms'
 import { dependencyDown } from '@quire/runtime'
 import type { WebhookAuth } from '@quire/webhooks'
@@ -44,15 +44,21 @@ type LoadedRow = {
 
 /** Deliveries by id with their webhooks and forms; ids not found are absent from the map. */
 export async function loadDeliveries(db: Db, ids: readonly string[]): Promise<Map<string, LoadedDelivery>> {
-  // `timestamp` columns hold UTC wall-clock values, so their epoch is read as UTC.
-  const rows = await db.$queryRaw<LoadedRow[]>`
-    SELECT d.id, d.status::text AS status, d.attempts, d.body,
-           (extract(epoch FROM d.created_at) * 1000)::float8 AS created_ms,
-           w.id AS webhook_id, w.workspace_id, w.name, w.url, w.secret, w.headers, w.auth, ws.api_form::text AS api_form
-    FROM webhook_deliveries d
-    JOIN webhooks w ON w.id = d.webhook_id
-    JOIN workspaces ws ON ws.id = w.workspace_id
-    WHERE d.id = ANY(${[...new Set(ids)]}::text[])`
+  // Sent on the client's pg pool without Prisma (directQuery; a prepared statement per connection): every attempt
+  // passes here, and Prisma's layer costs several times the driver's CPU per statement. `timestamp` columns hold UTC
+  // wall-clock values, so their epoch is read as UTC.
+  const rows = await directQuery<LoadedRow>(db, {
+    name: 'quire_dispatcher_load_deliveries',
+    text: `
+      SELECT d.id, d.status::text AS status, d.attempts, d.body,
+             (extract(epoch FROM d.created_at) * 1000)::float8 AS created_ms,
+             w.id AS webhook_id, w.workspace_id, w.name, w.url, w.secret, w.headers, w.auth, ws.api_form::text AS api_form
+      FROM webhook_deliveries d
+      JOIN webhooks w ON w.id = d.webhook_id
+      JOIN workspaces ws ON ws.id = w.workspace_id
+      WHERE d.id = ANY($1::text[])`,
+    values: [[...new Set(ids)]],
+  })
   return new Map(
     rows.map((r) => [
       r.id,
@@ -88,7 +94,8 @@ export type SuccessRecord = {
 
 /**
  * Records successful attempts, each atomically with its delivery's completion, all in one autocommit statement (an
- * interactive transaction would cost BEGIN and COMMIT round trips around the same writes). An attempt already
+ * interactive transaction would cost BEGIN and COMMIT round trips around the same writes), sent without Prisma as
+ * loadDeliveries is. An attempt already
  * recorded (a redelivered job racing the first) writes nothing and is left out of the returned ids. Timestamps are UTC
  * wall-clock values in `timestamp` columns, as Prisma writes them.
  */
@@ -101,21 +108,25 @@ export async function recordSuccesses(db: Db, list: readonly SuccessRecord[]): P
     duration_ms: Math.round(s.durationMs),
     at: s.at.toISOString(),
   }))
-  const done = await db.$queryRaw<{ id: string }[]>`
-    WITH v AS (
-      SELECT * FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb)
-        AS v(id text, delivery_id text, attempt int, status_code int, duration_ms int, at timestamp(3))
-    ), attempt AS (
-      INSERT INTO delivery_attempts (id, delivery_id, attempt, status_code, error, duration_ms, created_at)
-      SELECT v.id, v.delivery_id, v.attempt, v.status_code, NULL, v.duration_ms, v.at FROM v
-      ON CONFLICT (delivery_id, attempt) DO NOTHING
-      RETURNING delivery_id, attempt
-    )
-    UPDATE webhook_deliveries d
-    SET status = 'succeeded', attempts = v.attempt, completed_at = v.at, next_attempt_at = NULL
-    FROM attempt a JOIN v ON v.delivery_id = a.delivery_id AND v.attempt = a.attempt
-    WHERE d.id = a.delivery_id
-    RETURNING d.id`
+  const done = await directQuery<{ id: string }>(db, {
+    name: 'quire_dispatcher_record_successes',
+    text: `
+      WITH v AS (
+        SELECT * FROM jsonb_to_recordset($1::jsonb)
+          AS v(id text, delivery_id text, attempt int, status_code int, duration_ms int, at timestamp(3))
+      ), attempt AS (
+        INSERT INTO delivery_attempts (id, delivery_id, attempt, status_code, error, duration_ms, created_at)
+        SELECT v.id, v.delivery_id, v.attempt, v.status_code, NULL, v.duration_ms, v.at FROM v
+        ON CONFLICT (delivery_id, attempt) DO NOTHING
+        RETURNING delivery_id, attempt
+      )
+      UPDATE webhook_deliveries d
+      SET status = 'succeeded', attempts = v.attempt, completed_at = v.at, next_attempt_at = NULL
+      FROM attempt a JOIN v ON v.delivery_id = a.delivery_id AND v.attempt = a.attempt
+      WHERE d.id = a.delivery_id
+      RETURNING d.id`,
+    values: [JSON.stringify(values)],
+  })
   return new Set(done.map((r) => r.id))
 }
 

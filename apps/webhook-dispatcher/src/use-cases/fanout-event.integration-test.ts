@@ -116,4 +116,31 @@ describe('fan-out', () => {
     expect(await process({ data: row!.payload } as Job)).toEqual({ skipped: 6 })
     expect(receiver.received).toHaveLength(6)
   })
+
+  it('a large fan-out goes out as jobs of at most 100 deliveries; an event whose workspace is gone is marked, no deliveries', async () => {
+    const { workspaceId } = await workspaceWithHooks(3)
+    const eventIds = await db.$transaction((tx) =>
+      recordEvents(
+        tx,
+        Array.from({ length: 45 }, (_, i) => ({
+          workspaceId,
+          type: 'pipeline.deployed' as const,
+          data: { pipeline_id: 'ppl_x', version: i + 1 },
+        })),
+      ),
+    )
+    const orphan = await db.$transaction((tx) =>
+      recordEvents(tx, [
+        { workspaceId: 'ws_gone', type: 'pipeline.deployed' as const, data: { pipeline_id: 'ppl_x', version: 1 } },
+      ]),
+    )
+    const out = await fanoutEvents({ db, publicUrl: 'http://127.0.0.1:3000' }, [...eventIds, ...orphan])
+    expect(eventIds.every((id) => out.deliveries.get(id) === 3)).toBe(true)
+    expect(out.deliveries.get(orphan[0]!)).toBe(0)
+    const groups = out.outboxRows.map((r) => deliveryIdsOf(DeliveryPayload.parse(r.payload)))
+    expect(groups.map((g) => g.length)).toEqual([100, 35])
+    const stored = await db.webhookDelivery.findMany({ where: { eventId: { in: eventIds } }, select: { id: true } })
+    expect(new Set(groups.flat())).toEqual(new Set(stored.map((d) => d.id)))
+    expect(await db.event.count({ where: { id: { in: [...eventIds, ...orphan] }, fannedOutAt: null } })).toBe(0)
+  })
 })

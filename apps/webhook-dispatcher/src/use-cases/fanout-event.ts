@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { JOB_VIEW_INCLUDE, toJobView, type JobView } from '@quire/core'
-import type { Db } from '@quire/db'
-import { formProfile, type Bindings, type StoredEvent } from '@quire/forms'
+import { type Db, directQuery } from '@quire/db'
+import { type ApiForm, type Bindings, type CandidateWebhook, formProfile, type StoredEvent } from '@quire/forms'
 import { deliveryOutboxRows, type OutboxRow, type OutboxRowValues } from '@quire/queues'
 
 /** Same event, webhook and type → same delivery id, so a repeated fan-out creates nothing new. */
@@ -16,12 +16,29 @@ export type FanoutResult = {
 }
 
 /**
- * Most first attempts one delivery job carries. The POSTs in flight are bounded per process, not per job; a small
- * group leaves the rest of a large fan-out in Redis, where other dispatcher processes can take it.
+ * Most first attempts one delivery job carries. Each queue job costs the dispatcher about a millisecond of CPU (BullMQ's
+ * moves to active and finished, their Redis round trips), which a group shares among its deliveries; the POSTs in
+ * flight are bounded per process, not per job. A group still leaves the rest of a large fan-out in Redis, where other
+ * dispatcher processes can take it.
  */
-const DELIVERY_GROUP = 20
+const DELIVERY_GROUP = 100
 
 type DeliveryRow = { id: string; webhook_id: string; event_id: string; event_type: string; body: string }
+
+type EventRow = {
+  id: string
+  workspace_id: string
+  job_id: string | null
+  document_id: string | null
+  type: string
+  stage: string | null
+  transition: string | null
+  data: Record<string, unknown> | null
+  created_ms: number
+  /** Null when the workspace is gone. */
+  api_form: ApiForm | null
+}
+type WebhookRow = CandidateWebhook & { workspace_id: string }
 
 /**
  * Turns internal events into deliveries: picks each event's receiving webhooks by its workspace's form profile, builds
@@ -31,19 +48,45 @@ type DeliveryRow = { id: string; webhook_id: string; event_id: string; event_typ
 export async function fanoutEvents(deps: { db: Db; publicUrl: string }, eventIds: readonly string[]) {
   const { db } = deps
   const result: FanoutResult = { deliveries: new Map(eventIds.map((id) => [id, 0])), outboxRows: [] }
-  const rows = (await db.event.findMany({ where: { id: { in: [...new Set(eventIds)] } } })).filter(
-    (r) => !r.fannedOutAt,
-  )
+  // The reads and the write below go on the client's pg pool without Prisma (directQuery, prepared statements): a
+  // fan-out is a handful of statements for up to 100 events, and Prisma's layer cost several times the driver's CPU on
+  // each. `timestamp` columns hold UTC wall-clock values, so their epoch is read as UTC.
+  const rows = (
+    await directQuery<EventRow>(db, {
+      name: 'quire_fanout_events',
+      text: `
+        SELECT e.id, e.workspace_id, e.job_id, e.document_id, e.type, e.stage, e.transition, e.data,
+               (extract(epoch FROM e.created_at) * 1000)::float8 AS created_ms, ws.api_form::text AS api_form
+        FROM events e LEFT JOIN workspaces ws ON ws.id = e.workspace_id
+        WHERE e.id = ANY($1::text[]) AND e.fanned_out_at IS NULL`,
+      values: [[...new Set(eventIds)]],
+    })
+  ).map((r) => ({
+    event: {
+      id: r.id,
+      workspaceId: r.workspace_id,
+      jobId: r.job_id,
+      documentId: r.document_id,
+      type: r.type,
+      stage: r.stage,
+      transition: r.transition,
+      data: r.data ?? {},
+      createdAt: new Date(Math.round(r.created_ms)),
+    } satisfies StoredEvent,
+    form: r.api_form,
+  }))
   if (rows.length === 0) return result
-  const workspaceIds = [...new Set(rows.map((r) => r.workspaceId))]
-  const jobIds = [...new Set(rows.flatMap((r) => (r.jobId ? [r.jobId] : [])))]
-  // Independent reads on pool connections (no transaction here): one round trip of waiting instead of three.
-  const [workspaces, webhooks, jobRows] = await Promise.all([
-    db.workspace.findMany({ where: { id: { in: workspaceIds } }, select: { id: true, apiForm: true } }),
-    db.webhook.findMany({ where: { workspaceId: { in: workspaceIds } } }),
+  const workspaceIds = [...new Set(rows.map((r) => r.event.workspaceId))]
+  const jobIds = [...new Set(rows.flatMap((r) => (r.event.jobId ? [r.event.jobId] : [])))]
+  // Independent reads on pool connections (no transaction here): one round trip of waiting instead of two.
+  const [webhooks, jobRows] = await Promise.all([
+    directQuery<WebhookRow>(db, {
+      name: 'quire_fanout_webhooks',
+      text: 'SELECT id, workspace_id, events, status::text AS status FROM webhooks WHERE workspace_id = ANY($1::text[])',
+      values: [workspaceIds],
+    }),
     jobIds.length ? db.job.findMany({ where: { id: { in: jobIds } }, include: JOB_VIEW_INCLUDE }) : [],
   ])
-  const formOf = new Map(workspaces.map((w) => [w.id, w.apiForm]))
   const jobs = new Map(
     jobRows.map((j) => [
       j.id,
@@ -54,16 +97,14 @@ export async function fanoutEvents(deps: { db: Db; publicUrl: string }, eventIds
     ]),
   )
   const deliveries: DeliveryRow[] = []
-  for (const row of rows) {
-    const form = formOf.get(row.workspaceId)
+  for (const { event, form } of rows) {
     if (!form) continue // the workspace was deleted meanwhile (its events with it)
-    const event: StoredEvent = { ...row, data: (row.data as Record<string, unknown>) ?? {} }
-    const job = row.jobId ? jobs.get(row.jobId) : undefined
+    const job = event.jobId ? jobs.get(event.jobId) : undefined
     const view: JobView | null = job?.view ?? null
     const profile = formProfile(form)
-    const candidates = webhooks.filter((w) => w.workspaceId === row.workspaceId)
+    const candidates: CandidateWebhook[] = webhooks.filter((w) => w.workspace_id === event.workspaceId)
     for (const r of profile.recipients(event, job?.bindings ?? {}, candidates)) {
-      const id = deliveryIdFor(row.id, r.webhookId, r.type)
+      const id = deliveryIdFor(event.id, r.webhookId, r.type)
       const payload = profile.buildPayload({
         deliveryId: id,
         type: r.type,
@@ -75,7 +116,7 @@ export async function fanoutEvents(deps: { db: Db; publicUrl: string }, eventIds
       deliveries.push({
         id,
         webhook_id: r.webhookId,
-        event_id: row.id,
+        event_id: event.id,
         event_type: r.type,
         body: JSON.stringify(payload),
       })
@@ -96,21 +137,23 @@ export async function fanoutEvents(deps: { db: Db; publicUrl: string }, eventIds
   // finds its deliveries done or pending under their own jobs: an attempt is idempotent). Timestamps are UTC
   // wall-clock values, as Prisma writes them.
   const at = new Date().toISOString()
-  const [written] = await db.$queryRaw<{ marked: string[]; queued: (Omit<OutboxRow, 'id'> & { id: number })[] }[]>`
+  const [written] = await directQuery<{ marked: string[]; queued: (Omit<OutboxRow, 'id'> & { id: number })[] }>(db, {
+    name: 'quire_fanout_write',
+    text: `
     WITH marked AS (
-      UPDATE events SET fanned_out_at = ${at}::timestamp(3)
-      WHERE id = ANY(${rows.map((r) => r.id)}::text[]) AND fanned_out_at IS NULL RETURNING id
+      UPDATE events SET fanned_out_at = $1::timestamp(3)
+      WHERE id = ANY($2::text[]) AND fanned_out_at IS NULL RETURNING id
     ), delivered AS (
       INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_type, body, created_at)
-      SELECT d.id, d.webhook_id, d.event_id, d.event_type, d.body, ${at}::timestamp(3)
-      FROM jsonb_to_recordset(${JSON.stringify(deliveries)}::jsonb)
+      SELECT d.id, d.webhook_id, d.event_id, d.event_type, d.body, $1::timestamp(3)
+      FROM jsonb_to_recordset($3::jsonb)
         AS d(id text, webhook_id text, event_id text, event_type text, body text)
       JOIN marked ON marked.id = d.event_id
       ON CONFLICT DO NOTHING
     ), queued AS (
       INSERT INTO outbox (queue, name, job_key, payload, priority, delay_ms, replace_finished, created_at)
-      SELECT o.queue, o.name, o.job_key, o.payload, o.priority, o.delay_ms, o.replace_finished, ${at}::timestamp(3)
-      FROM ROWS FROM (jsonb_to_recordset(${JSON.stringify(groups)}::jsonb) AS (
+      SELECT o.queue, o.name, o.job_key, o.payload, o.priority, o.delay_ms, o.replace_finished, $1::timestamp(3)
+      FROM ROWS FROM (jsonb_to_recordset($4::jsonb) AS (
         queue text, name text, job_key text, payload jsonb, priority int, delay_ms int, replace_finished boolean,
         event_ids text[]))
         WITH ORDINALITY AS o(queue, name, job_key, payload, priority, delay_ms, replace_finished, event_ids, n)
@@ -119,7 +162,9 @@ export async function fanoutEvents(deps: { db: Db; publicUrl: string }, eventIds
       RETURNING id, queue, name, job_key, payload, priority, delay_ms, replace_finished
     )
     SELECT ARRAY(SELECT id FROM marked) AS marked,
-           coalesce((SELECT json_agg(q ORDER BY q.id) FROM queued q), '[]'::json) AS queued`
+           coalesce((SELECT json_agg(q ORDER BY q.id) FROM queued q), '[]'::json) AS queued`,
+    values: [at, rows.map((r) => r.event.id), JSON.stringify(deliveries), JSON.stringify(groups)],
+  })
   const marked = new Set(written?.marked ?? [])
   for (const d of deliveries) {
     if (marked.has(d.event_id)) result.deliveries.set(d.event_id, (result.deliveries.get(d.event_id) ?? 0) + 1)
