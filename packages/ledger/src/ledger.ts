@@ -52,11 +52,12 @@ function assertAmount(amount: number, what = 'amount') {
  * WHERE clause against the committed balance, so N racers for the last credits get exactly floor(balance / cost).
  * Reserving again for the same job returns the existing hold (no second reservation).
  *
- * The statement is a call of `ledger_reserve_credits` (migration `*_ledger_reserve_function`): the conditional
- * UPDATE and the two INSERTs run inside PostgreSQL with plans kept for the session, and reservations on one workspace
- * queue in order on an advisory lock instead of all waking on every commit of its row. Under contention the row lock
- * is held from the UPDATE to COMMIT, so throughput on a hot workspace is about 1 / (that time): keep the reservation
- * late in a transaction (as createJob does).
+ * The statement is a call of `ledger_reserve_credits` (migrations `*_ledger_reserve_function`,
+ * `*_ledger_reserve_rows_before_queue`): the hold and its entry are inserted first (deleted again on a refusal), then
+ * reservations on one workspace queue in order on an advisory lock, instead of all waking on every commit of its row,
+ * for the conditional UPDATE; plans are kept for the session. Under contention the row lock is held from the UPDATE
+ * to COMMIT, so throughput on a hot workspace is about 1 / (that time): keep the reservation late in a transaction
+ * (as createJob does).
  *
  * `now` (tests only) picks the month for the spending cap; by default PostgreSQL's clock decides.
  */

@@ -71,6 +71,56 @@ describe('reservation queue on real PostgreSQL', () => {
     )
   })
 
+  it('a refusal leaves neither hold nor entry behind (written before the check, deleted on refusal)', async () => {
+    const ws = await workspace(2)
+    const jobId = newId('job')
+    const rowsOf = async (job: string) => {
+      const [row] = await db.$queryRaw<{ holds: number; entries: number }[]>`
+        SELECT (SELECT count(*)::int FROM credit_holds WHERE job_id = ${job}) AS holds,
+               (SELECT count(*)::int FROM ledger_entries WHERE job_id = ${job}) AS entries`
+      return row
+    }
+    expect(await reserveCredits(db, { workspaceId: ws, jobId, amount: 3 })).toEqual({
+      ok: false,
+      reason: 'insufficient_credits',
+    })
+    expect(await rowsOf(jobId)).toEqual({ holds: 0, entries: 0 })
+    // Nothing of the refused call blocks the same job later.
+    expect(await reserveCredits(db, { workspaceId: ws, jobId, amount: 2 })).toEqual({
+      ok: true,
+      holdId: `hold_${jobId}`,
+    })
+    expect(await rowsOf(jobId)).toEqual({ holds: 1, entries: 1 })
+    const missing = newId('job')
+    await expect(reserveCredits(db, { workspaceId: newId('ws'), jobId: missing, amount: 1 })).rejects.toThrow(
+      /not found/,
+    )
+    expect(await rowsOf(missing)).toEqual({ holds: 0, entries: 0 })
+    expect(await reconcileLedger(db, { workspaceId: ws })).toMatchObject({ driftCredits: 0, holdAnomalies: [] })
+  })
+
+  it('holds and entries still need their workspace: the foreign keys are checked at commit', async () => {
+    const ghost = newId('ws')
+    const jobId = newId('job')
+    let bothInserted = false
+    await expect(
+      db.$transaction(async (tx) => {
+        await tx.$executeRaw`
+          INSERT INTO credit_holds (id, workspace_id, job_id, amount, period)
+          VALUES (${`hold_${jobId}`}, ${ghost}, ${jobId}, 1, date_trunc('month', now())::date)`
+        await tx.$executeRaw`
+          INSERT INTO ledger_entries (id, workspace_id, job_id, kind, debit_account, credit_account, amount)
+          VALUES (${newId('led')}, ${ghost}, ${jobId}, 'reserve', 'available', 'reserved', 1)`
+        bothInserted = true // deferred: the statements pass, the commit fails
+      }),
+    ).rejects.toThrow(/foreign ?key/i)
+    expect(bothInserted).toBe(true)
+    const [row] = await db.$queryRaw<{ n: number }[]>`
+      SELECT (SELECT count(*) FROM credit_holds WHERE job_id = ${jobId}) + (SELECT count(*) FROM ledger_entries
+              WHERE job_id = ${jobId})::int AS n`
+    expect(Number(row!.n)).toBe(0)
+  })
+
   it('a refusal inside a transaction leaves the transaction usable', async () => {
     const ws = await workspace(2)
     const r = await db.$transaction(async (tx) => {
