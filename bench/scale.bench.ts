@@ -7,7 +7,8 @@ import {
   benchWorkspace,
   cpuMs,
   median,
-  postgresCpuMs,
+  postgresCpu,
+  postgresCpuSince,
   QUICK,
   record,
   startApps,
@@ -35,17 +36,20 @@ try {
       const before = {
         workers: workers.map((w) => treeCpuMs(w.pid!)),
         api: cpuMs(apps.pid('api')),
-        pg: postgresCpuMs(database),
+        pg: postgresCpu(database),
       }
       const { seconds } = await runJobs({ ...apps, ...ws, files, inFlight: 8 })
       const per = (ms: number) => `${(ms / FILES).toFixed(0)} ms`
       const workerMs = workers.map((w, i) => treeCpuMs(w.pid!) - before.workers[i]!)
       const total =
-        workerMs.reduce((a, b) => a + b, 0) + cpuMs(apps.pid('api')) - before.api + postgresCpuMs(database) - before.pg
+        workerMs.reduce((a, b) => a + b, 0) +
+        cpuMs(apps.pid('api')) -
+        before.api +
+        postgresCpuSince(database, before.pg)
       console.log(
         `  scale · ${n} worker${n > 1 ? 's' : ''}: ${(FILES / seconds).toFixed(2)} docs/s; CPU per document: ` +
           `workers ${workerMs.map(per).join(' + ')}, API ${per(cpuMs(apps.pid('api')) - before.api)}, ` +
-          `PostgreSQL ${per(postgresCpuMs(database) - before.pg)}; cores busy ${(total / 1000 / seconds).toFixed(2)} of 2`,
+          `PostgreSQL ${per(postgresCpuSince(database, before.pg))}; cores busy ${(total / 1000 / seconds).toFixed(2)} of 2`,
       )
       return FILES / seconds
     } finally {

@@ -11,7 +11,8 @@ import {
   load,
   median,
   multipartBody,
-  postgresCpuMs,
+  postgresCpu,
+  postgresCpuSince,
   QUICK,
   record,
   startApps,
@@ -48,11 +49,11 @@ try {
       const order = round % 2 ? (['bare', 'quire'] as const) : (['quire', 'bare'] as const)
       for (const name of order) {
         const app0 = cpuMs(pids[name])
-        const pg0 = postgresCpuMs(database)
+        const pg0 = postgresCpu(database)
         const r = await load({ ...sides[name], body, connections, seconds: SECONDS })
         const used = (cpu[`${name}@${connections}`] ??= { app: 0, pg: 0, requests: 0 })
         used.app += cpuMs(pids[name]) - app0
-        used.pg += postgresCpuMs(database) - pg0
+        used.pg += postgresCpuSince(database, pg0)
         used.requests += r.rps * SECONDS
         if (r.non2xx || r.errors) throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors`)
         const k = `${name}@${connections}`

@@ -288,18 +288,29 @@ export function treeCpuMs(root: number): number {
 }
 
 /**
- * CPU time used so far by the PostgreSQL backends serving one database, in ms: the server's processes whose title
+ * CPU time used so far by each PostgreSQL backend serving one database, in ms: the server's processes whose title
  * names the database (`postgres: user db host(port) state`).
  */
-export function postgresCpuMs(database: string): number {
-  let total = 0
+export function postgresCpu(database: string): Map<number, number> {
+  const byPid = new Map<number, number>()
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
     try {
       const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8')
-      if (cmd.startsWith('postgres: ') && cmd.split(' ').includes(database)) total += cpuMs(Number(entry))
+      if (cmd.startsWith('postgres: ') && cmd.split(' ').includes(database))
+        byPid.set(Number(entry), cpuMs(Number(entry)))
     } catch {}
   }
+  return byPid
+}
+
+/**
+ * CPU the database's backends used since `before` (a postgresCpu snapshot), in ms. A backend that ended meanwhile
+ * (a pool closing an idle connection) takes its CPU with it: an undercount, never a negative.
+ */
+export function postgresCpuSince(database: string, before: Map<number, number>): number {
+  let total = 0
+  for (const [pid, ms] of postgresCpu(database)) total += ms - (before.get(pid) ?? 0)
   return total
 }
 
