@@ -107,7 +107,13 @@ describe('QUIRE_BLOB_STORE=s3', () => {
       (objects) => objects.length === 0,
       10_000,
     )
-    expect(await filesUnder(stack.env.QUIRE_BLOB_DIR!)).toEqual([])
+    // The cached copy goes right after the object (one delete, then the other): wait for it the same way.
+    const localLeft = await pollUntil(
+      () => filesUnder(stack.env.QUIRE_BLOB_DIR!),
+      (files) => files.length === 0,
+      10_000,
+    )
+    expect(localLeft).toEqual([])
   }, 120_000)
 
   it('a bad blob store configuration stops the api and the stage worker at start, naming the problem', async () => {
