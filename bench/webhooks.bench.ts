@@ -11,9 +11,21 @@ import { promisify } from 'node:util'
 import { recordEvents } from '@quire/core'
 import { createPrisma } from '@quire/db'
 import { startHttpsReceiver } from '@quire/testing'
-import { benchWorkspace, median, QUICK, record, ROOT, startApps, waitForCount } from './lib/kit.ts'
+import {
+  benchWorkspace,
+  cpuMs,
+  median,
+  postgresCpu,
+  postgresCpuSince,
+  QUICK,
+  record,
+  ROOT,
+  startApps,
+  waitForCount,
+} from './lib/kit.ts'
 
-const COUNT = QUICK ? 300 : 2000
+// BENCH_WEBHOOKS_COUNT: deliveries per round instead (longer rounds for steadier CPU figures).
+const COUNT = Number(process.env.BENCH_WEBHOOKS_COUNT) || (QUICK ? 300 : 2000)
 const ROUNDS = QUICK ? 1 : 3
 const CONCURRENCY = 20 // QUIRE_DELIVERY_CONCURRENCY's default
 
@@ -37,7 +49,12 @@ try {
 
   const succeeded = async () => db.webhookDelivery.count({ where: { status: 'succeeded', webhook: { workspaceId } } })
   let delivered = 0
+  const database = new URL(apps.databaseUrl).pathname.slice(1)
+  // CPU per delivery (ms) of the dispatcher and of PostgreSQL (all backends of the scenario's database), per round.
+  const cpu: { dispatcher: number; pg: number }[] = []
   const quireRound = async (n: number) => {
+    const dispatcher0 = cpuMs(apps.pid('webhook-dispatcher'))
+    const pg0 = postgresCpu(database)
     const t0 = performance.now()
     for (let i = 0; i < n; i += 100) {
       const batch = Math.min(100, n - i)
@@ -54,6 +71,10 @@ try {
     }
     const seconds = await waitForCount(succeeded, delivered + n, t0, 300_000)
     delivered += n
+    cpu.push({
+      dispatcher: (cpuMs(apps.pid('webhook-dispatcher')) - dispatcher0) / n,
+      pg: postgresCpuSince(database, pg0) / n,
+    })
     return n / seconds
   }
   const rawRound = async (n: number, sample: Buffer) => {
@@ -74,8 +95,11 @@ try {
         },
       },
     )
-    return n / (JSON.parse(stdout) as { seconds: number }).seconds
+    const out = JSON.parse(stdout) as { seconds: number; cpuMs: number }
+    rawCpu.push(out.cpuMs / n)
+    return n / out.seconds
   }
+  const rawCpu: number[] = []
 
   await quireRound(QUICK ? 50 : 200) // warm-up, and a real delivery body for the baseline to send
   const sample = receiver.received.filter((r) => r.path.endsWith('/quire')).at(-1)?.rawBody
@@ -93,6 +117,14 @@ try {
     }
     receiver.received.length = 0
   }
+  // The warm-up rounds are left out.
+  const measured = cpu.slice(1)
+  const ms = (xs: number[]) => `${median(xs).toFixed(3)} ms`
+  console.log(
+    `  webhooks · CPU per delivery: dispatcher ${ms(measured.map((c) => c.dispatcher))}, ` +
+      `PostgreSQL ${ms(measured.map((c) => c.pg))}; raw client ${ms(rawCpu.slice(1))} per POST ` +
+      `(rounds: ${quire.map((q, i) => `${Math.round(q)}/${Math.round(raw[i]!)}`).join(', ')})`,
+  )
   const value = median(quire)
   const baseline = median(raw)
   record({

@@ -1,5 +1,6 @@
 // The webhook baseline: `BENCH_COUNT` signed POSTs of one body to the receiver with raw undici, at
-// `BENCH_CONCURRENCY` in flight, the least a delivery costs on the wire. Prints {seconds} as JSON.
+// `BENCH_CONCURRENCY` in flight, the least a delivery costs on the wire. Prints {seconds, cpuMs} as JSON (cpuMs: the
+// process's user + system CPU during the POSTs).
 // Env: BENCH_URL, BENCH_CA_FILE, BENCH_BODY_FILE, BENCH_COUNT, BENCH_CONCURRENCY.
 import { createHmac } from 'node:crypto'
 import { readFileSync } from 'node:fs'
@@ -12,6 +13,7 @@ const agent = new Agent({ connect: { ca: readFileSync(process.env.BENCH_CA_FILE!
 const signature = createHmac('sha256', 'bench-secret').update(body).digest('hex')
 let next = 0
 const t0 = performance.now()
+const cpu0 = process.cpuUsage()
 await Promise.all(
   Array.from({ length: concurrency }, async () => {
     while (next < count) {
@@ -27,5 +29,6 @@ await Promise.all(
     }
   }),
 )
-console.log(JSON.stringify({ seconds: (performance.now() - t0) / 1000 }))
+const cpu = process.cpuUsage(cpu0)
+console.log(JSON.stringify({ seconds: (performance.now() - t0) / 1000, cpuMs: (cpu.user + cpu.system) / 1000 }))
 await agent.close()

@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { startHttpsReceiver, type HttpsReceiver } from '@quire/testing'
-import type { Agent } from 'undici'
+import { Agent } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deliverWebhook } from './deliver-webhook.transport.ts'
 import { createGuardedDispatcher } from './guarded-dispatcher.transport.ts'
@@ -133,6 +133,28 @@ describe('deliverWebhook against a real local HTTPS receiver', () => {
     } finally {
       for (const socket of sockets) socket.destroy()
       await new Promise((resolve) => server.close(resolve))
+    }
+  })
+
+  it('gives up at the backstop deadline (connect + response timeouts) when the dispatcher never connects', async () => {
+    // A dispatcher whose connector never answers: neither undici's connect timeout nor its response timeouts apply.
+    const stuck = new Agent({ connect: () => {} })
+    try {
+      const result = await deliverWebhook({
+        timeoutMs: 200,
+        connectTimeoutMs: 200,
+        url: at('/ok?case=stuck'),
+        body,
+        headers: {},
+        dispatcher: stuck,
+      })
+      expect(result).toMatchObject({ ok: false, errorKind: 'timeout' })
+      expect(result.statusCode).toBeUndefined()
+      expect(result.durationMs).toBeGreaterThanOrEqual(390)
+      expect(result.durationMs).toBeLessThan(2_000)
+      expect(countAt('/ok?case=stuck')).toBe(0)
+    } finally {
+      await stuck.destroy()
     }
   })
 

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks'
-import { request, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
 import { createGuardedDispatcher } from './guarded-dispatcher.transport.ts'
 import { WEBHOOK_USER_AGENT } from './webhook-headers.policy.ts'
 
@@ -57,59 +57,164 @@ const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024
  * `headers` carries one.
  */
 export async function deliverWebhook(options: DeliverWebhookOptions): Promise<DeliveryResult> {
-  const started = performance.now()
-  const elapsed = () => Math.round(performance.now() - started)
   const ownDispatcher =
     options.dispatcher === undefined
       ? createGuardedDispatcher({ allowPrivate: false, connectTimeoutMs: options.connectTimeoutMs })
       : undefined
-  const dispatcher = options.dispatcher ?? ownDispatcher
   try {
-    const response = await request(options.url, {
-      method: 'POST',
-      body: options.body,
-      headers: buildHeaders(options.headers),
-      dispatcher,
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
+    return await post(options, options.dispatcher ?? ownDispatcher!)
+  } finally {
+    if (ownDispatcher) await ownDispatcher.destroy().catch(() => undefined)
+  }
+}
+
+// The exchange goes to the dispatcher with a handler of its own (undici's dispatch API) rather than through
+// `request`: the response body is counted and dropped as it arrives, without the readable stream, async resource and
+// abort signal `request` builds per call; the backstop deadline is one shared timer (see deadlines), not a timer and
+// an AbortSignal per request.
+function post(options: DeliverWebhookOptions, dispatcher: Dispatcher): Promise<DeliveryResult> {
+  const started = performance.now()
+  const limit = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
+  return new Promise<DeliveryResult>((resolve) => {
+    let statusCode: number | undefined
+    let read = 0
+    let abort: ((err: Error) => void) | null = null
+    let settled = false
+    const finish = (err: unknown) => {
+      if (settled) return
+      settled = true
+      deadlines.delete(exchange)
+      resolve(outcome(statusCode, err, Math.round(performance.now() - started)))
+    }
+    const exchange: Exchange = {
       // Backstop for the whole exchange (connect + response), whatever the dispatcher's settings.
-      signal: AbortSignal.timeout(options.connectTimeoutMs + options.timeoutMs),
-    })
-    const { statusCode } = response
-    await drain(response.body, options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES)
-    if (statusCode >= 200 && statusCode < 300) return { ok: true, statusCode, durationMs: elapsed() }
+      deadline: started + options.connectTimeoutMs + options.timeoutMs,
+      expire() {
+        const err = new DeliveryDeadlineError()
+        if (abort) abort(err)
+        finish(err)
+      },
+    }
+    const handler: Dispatcher.DispatchHandler = {
+      onConnect(abortRequest) {
+        abort = abortRequest
+        if (settled) abortRequest(new DeliveryDeadlineError())
+      },
+      onHeaders(status) {
+        if (status < 200) return true // 1xx: the final status follows
+        statusCode = status
+        return true
+      },
+      onData(chunk) {
+        read += chunk.length
+        // Enough read: the status decides, the rest is dropped with the connection.
+        if (read > limit) abort?.(new ResponseTooLargeError())
+        return true
+      },
+      onComplete() {
+        finish(null)
+      },
+      onError(err) {
+        finish(err)
+      },
+    }
+    let url: URL
+    try {
+      url = new URL(options.url)
+    } catch (err) {
+      finish(err)
+      return
+    }
+    deadlines.add(exchange)
+    try {
+      dispatcher.dispatch(
+        {
+          origin: url.origin,
+          path: url.search ? `${url.pathname}${url.search}` : url.pathname,
+          method: 'POST',
+          body: options.body,
+          headers: buildHeaders(options.headers),
+          headersTimeout: options.timeoutMs,
+          bodyTimeout: options.timeoutMs,
+        },
+        handler,
+      )
+    } catch (err) {
+      finish(err)
+    }
+  })
+}
+
+function outcome(statusCode: number | undefined, err: unknown, durationMs: number): DeliveryResult {
+  // Once the status line is in, the status decides: a broken, slow or oversized body after it does not.
+  if (statusCode !== undefined) {
+    if (statusCode >= 200 && statusCode < 300) return { ok: true, statusCode, durationMs }
     const errorKind: DeliveryErrorKind = statusCode >= 300 && statusCode < 400 ? 'redirect' : 'http_status'
     return {
       ok: false,
       statusCode,
       errorKind,
       error: `${errorKind}: receiver answered ${statusCode}${errorKind === 'redirect' ? ' (redirects are not followed)' : ''}`,
-      durationMs: elapsed(),
+      durationMs,
     }
-  } catch (err) {
-    const errorKind = classifyError(err)
-    return { ok: false, errorKind, error: `${errorKind}: ${describe(err)}`, durationMs: elapsed() }
-  } finally {
-    if (ownDispatcher) await ownDispatcher.destroy().catch(() => undefined)
   }
+  const errorKind = classifyError(err)
+  return { ok: false, errorKind, error: `${errorKind}: ${describe(err)}`, durationMs }
 }
 
 function buildHeaders(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = { 'user-agent': WEBHOOK_USER_AGENT }
-  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value
+  for (const name in headers) out[name.toLowerCase()] = headers[name]!
   out['content-type'] = 'application/json'
   return out
 }
 
-// Reads at most about `limit` bytes so the connection can be reused, then drops the rest (a body announced larger is
-// dropped at once). undici's dump settles when the body closes, whatever happened to it.
-async function drain(body: Dispatcher.ResponseData['body'], limit: number): Promise<void> {
-  try {
-    await body.dump({ limit })
-  } catch {
-    // The status decides the outcome; a broken or slow body after it does not.
+class DeliveryDeadlineError extends Error {
+  override name = 'TimeoutError'
+  constructor() {
+    super('no complete response before the delivery deadline (connect + response timeouts)')
   }
 }
+
+class ResponseTooLargeError extends Error {
+  constructor() {
+    super('response body over the read limit; the rest is dropped')
+  }
+}
+
+/** An exchange under way, with the time (performance.now()) by which it must have settled. */
+type Exchange = { deadline: number; expire(): void }
+
+/**
+ * The exchanges under way and their deadlines, checked by one timer (running only while the set is not empty and never
+ * keeping the process alive). A deadline fires up to DEADLINE_TICK_MS late: it is a backstop behind undici's own
+ * connect, headers and body timeouts, which act on time.
+ */
+const deadlines = (() => {
+  const DEADLINE_TICK_MS = 100
+  const pending = new Set<Exchange>()
+  let timer: NodeJS.Timeout | null = null
+  const check = () => {
+    const now = performance.now()
+    for (const e of pending) if (e.deadline <= now) e.expire()
+    if (pending.size === 0 && timer) {
+      clearInterval(timer)
+      timer = null
+    }
+  }
+  return {
+    add(e: Exchange) {
+      pending.add(e)
+      if (!timer) {
+        timer = setInterval(check, DEADLINE_TICK_MS)
+        timer.unref()
+      }
+    },
+    delete(e: Exchange) {
+      pending.delete(e)
+    },
+  }
+})()
 
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|SELF_SIGNED|DEPTH_ZERO|HOSTNAME_MISMATCH)|_CERT|CERT_/
 

@@ -140,6 +140,14 @@ export type DeliveryBatching = {
 /** Most deliveries one statement reads or records. */
 const DELIVERY_BATCH = 200
 
+/**
+ * Success records start a statement at most this often (coalesce's window). POSTs finish one by one, so without a
+ * window a statement records the few that finished while the one before it ran; with it, one statement (one commit)
+ * records what finished in the window, tens of deliveries under load. Until its statement commits, an attempt's job is
+ * not finished: a crash meanwhile only means the delivery is sent again, under the same delivery id.
+ */
+const RECORD_WINDOW_MS = 10
+
 export function createDeliveryBatching(db: Db): DeliveryBatching {
   const load = coalesce(
     async (ids: readonly string[]) => {
@@ -167,7 +175,7 @@ export function createDeliveryBatching(db: Db): DeliveryBatching {
         )
       }
     },
-    { maxBatch: DELIVERY_BATCH },
+    { maxBatch: DELIVERY_BATCH, windowMs: RECORD_WINDOW_MS },
   )
   return {
     load,
