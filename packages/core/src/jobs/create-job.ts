@@ -170,5 +170,19 @@ const REFUSED = 'QR402'
 
 /** A row object as JSON keyed by column name (the Prisma field names in snake_case, as the schema maps them). */
 function columns(row: object): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(row).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]))
+  const out: Record<string, unknown> = {}
+  for (const k in row) out[columnName(k)] = (row as Record<string, unknown>)[k]
+  return out
+}
+
+// Field names are few and fixed; each is converted once per process (the regex per key per submission showed in
+// the submit profile).
+const columnNames = new Map<string, string>()
+function columnName(field: string): string {
+  let name = columnNames.get(field)
+  if (name === undefined) {
+    name = field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+    columnNames.set(field, name)
+  }
+  return name
 }
