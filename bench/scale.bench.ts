@@ -2,6 +2,11 @@
 // stage-worker process. Each worker parses in one child process with one OCR worker, so one worker process is one
 // core's worth of OCR: the ratio shows how throughput grows when an operator adds worker processes (or containers).
 // Interleaved rounds, medians. Target: 2 workers ≥ 1.7× one.
+// Printed beside the row, as a reference: the machine's own ceiling, the plain extraction loop over the same pages in
+// two processes side by side against one (bench/baselines/extraction-loop.ts; no queue, database or HTTP).
+import { spawn } from 'node:child_process'
+import path from 'node:path'
+import { createInterface } from 'node:readline'
 import { scannedPagePdf } from './lib/documents.ts'
 import {
   benchWorkspace,
@@ -11,6 +16,7 @@ import {
   postgresCpuSince,
   QUICK,
   record,
+  ROOT,
   startApps,
   stopChild,
   treeCpuMs,
@@ -56,18 +62,45 @@ try {
       await Promise.all(workers.map(stopChild))
     }
   }
+  /** Documents per second of `n` plain extraction loops side by side, each over FILES / n of the pages. */
+  const loops = async (n: number) => {
+    const children = Array.from({ length: n }, () =>
+      spawn(
+        process.execPath,
+        ['--conditions=@quire/source', '--import', 'tsx', path.join(ROOT, 'bench', 'baselines', 'extraction-loop.ts')],
+        { cwd: ROOT, env: { ...process.env, BENCH_COUNT: String(FILES / n) }, stdio: ['pipe', 'pipe', 'inherit'] },
+      ),
+    )
+    const lines = children.map((c) => createInterface({ input: c.stdout! })[Symbol.asyncIterator]())
+    for (const line of lines) if ((await line.next()).value !== 'ready') throw new Error('extraction loop: no ready')
+    for (const c of children) c.stdin!.write('go\n') // all timed loops start together, after every warm-up
+    const seconds = await Promise.all(
+      lines.map(async (l) => (JSON.parse((await l.next()).value) as { seconds: number }).seconds),
+    )
+    return FILES / Math.max(...seconds)
+  }
   await withWorkers(1) // warm-up: OCR language data, parse child start
   const one: number[] = []
   const two: number[] = []
+  const loopOne: number[] = []
+  const loopTwo: number[] = []
   for (let round = 0; round < ROUNDS; round++) {
     if (round % 2) {
       two.push(await withWorkers(2))
       one.push(await withWorkers(1))
+      loopTwo.push(await loops(2))
+      loopOne.push(await loops(1))
     } else {
       one.push(await withWorkers(1))
       two.push(await withWorkers(2))
+      loopOne.push(await loops(1))
+      loopTwo.push(await loops(2))
     }
   }
+  console.log(
+    `  scale · the machine's ceiling: the plain extraction loop, 2 processes ${median(loopTwo).toFixed(2)} docs/s vs 1 ` +
+      `${median(loopOne).toFixed(2)} docs/s (${(median(loopTwo) / median(loopOne)).toFixed(2)}×)`,
+  )
   const value = median(two)
   const baseline = median(one)
   record({
