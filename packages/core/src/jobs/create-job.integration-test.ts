@@ -2,6 +2,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createPrisma, type Db } from '@quire/db'
+import { newId } from '@quire/domain'
 import { DIRECT_DISPATCH_GRACE_MS, FANOUT_QUEUE, PRIORITY, jobKeys } from '@quire/queues'
 import { type BlobStore, createFsBlobStore } from '@quire/storage'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -151,6 +152,40 @@ describe('createJob', () => {
     for (const jobDir of await readdir(path.join(dir, 'blobs', ws.id))) {
       expect(await readdir(path.join(dir, 'blobs', ws.id, jobDir))).toEqual([])
     }
+  })
+
+  it('a job still needs its workspace: the foreign key is checked at commit (migration *_jobs_workspace_fk_at_commit)', async () => {
+    const ghost = newId('ws')
+    const jobId = newId('job')
+    let inserted = false
+    await expect(
+      db.$transaction(async (tx) => {
+        await tx.$executeRaw`
+          INSERT INTO jobs (id, workspace_id, pipeline_id, pipeline_version, definition, status, page_count,
+                            credits_reserved)
+          VALUES (${jobId}, ${ghost}, 'parse', 1, '{}', 'queued', 1, 1)`
+        inserted = true // deferred: the statement passes, the commit fails
+      }),
+    ).rejects.toThrow(/foreign ?key/i)
+    expect(inserted).toBe(true)
+    expect(await db.job.count({ where: { id: jobId } })).toBe(0)
+  })
+
+  it('deleting a workspace still removes its jobs at once (the cascade is not deferred)', async () => {
+    const ws = await createWorkspace({ db, name: 'create-job cascade', apiForm: 'B', credits: 10 })
+    const { pipeline, file } = await upload(ws.id)
+    const { jobId } = await createJob({
+      db,
+      blobs,
+      workspaceId: ws.id,
+      pipeline,
+      files: [file],
+      options: { priority: 'standard', executionMode: 'async', environment: 'production' },
+    })
+    await db.$transaction(async (tx) => {
+      await tx.workspace.delete({ where: { id: ws.id } })
+      expect(await tx.job.count({ where: { id: jobId } })).toBe(0)
+    })
   })
 })
 
