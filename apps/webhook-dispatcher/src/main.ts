@@ -3,11 +3,11 @@ import {
   createQueueSet,
   createRedis,
   DELIVERY_QUEUE,
-  dispatchOutboxRows,
   drainWorkers,
   FANOUT_QUEUE,
   handBackOnCancel,
   outageTolerant,
+  startDirectDispatch,
   startOutboxRelay,
 } from '@quire/queues'
 import { createGuardedDispatcher } from '@quire/webhooks'
@@ -39,6 +39,13 @@ const relay = startOutboxRelay({
   // Events are recorded by every app; their fan-out starts when they commit, not at the next poll.
   listen: { databaseUrl: config.databaseUrl, queues: [FANOUT_QUEUE, DELIVERY_QUEUE] },
   onError: (err) => log.warn({ err }, 'outbox relay pass failed; will retry'),
+})
+// A fan-out's first attempts go to BullMQ from here right after its commit; sent rows are marked together.
+const direct = startDirectDispatch({
+  db,
+  queues,
+  kickRelay: relay.kick,
+  onError: (err) => log.warn({ err }, 'first attempts left to the outbox relay'),
 })
 const dispatcher = createGuardedDispatcher({
   allowPrivate: config.allowPrivate,
@@ -73,9 +80,8 @@ const workers = [
           db,
           publicUrl: config.publicUrl,
           // The first attempts go to BullMQ right after the fan-out commits; their outbox rows are the safety net.
-          dispatch: (rows) => dispatchOutboxRows(db, queues, rows),
+          direct,
           onCommit: relay.kick,
-          onDispatchError: (err) => log.warn({ err }, 'first attempts left to the outbox relay'),
         }),
         { onOutage },
       ),
@@ -127,6 +133,7 @@ async function shutdown(signal: string) {
   )
   const { graceExceeded } = await drainWorkers(workers, config.shutdownGraceMs)
   log.info({ graceExceeded }, graceExceeded ? 'grace ran out; unfinished jobs handed back' : 'jobs under way finished')
+  await direct.stop()
   await relay.stop()
   await queues.close()
   await dispatcher.close()

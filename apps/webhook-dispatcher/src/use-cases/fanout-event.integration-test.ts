@@ -143,4 +143,29 @@ describe('fan-out', () => {
     expect(new Set(groups.flat())).toEqual(new Set(stored.map((d) => d.id)))
     expect(await db.event.count({ where: { id: { in: [...eventIds, ...orphan] }, fannedOutAt: null } })).toBe(0)
   })
+
+  it('first attempts the caller sends itself are written with dispatch_after, so the relay leaves them alone until then', async () => {
+    const { workspaceId } = await workspaceWithHooks(1)
+    const eventIds = await db.$transaction((tx) =>
+      recordEvents(tx, [
+        { workspaceId, type: 'pipeline.deployed' as const, data: { pipeline_id: 'ppl_x', version: 1 } },
+      ]),
+    )
+    const out = await fanoutEvents({ db, publicUrl: 'http://127.0.0.1:3000', directGraceMs: 5_000 }, eventIds)
+    expect(out.outboxRows).toHaveLength(1)
+    const [row] = await db.$queryRaw<{ created_at: Date; dispatch_after: Date | null; dispatched_at: Date | null }[]>`
+      SELECT created_at, dispatch_after, dispatched_at FROM outbox WHERE id = ${out.outboxRows[0]!.id}`
+    expect(row!.dispatched_at).toBeNull()
+    expect(row!.dispatch_after!.getTime() - row!.created_at.getTime()).toBe(5_000)
+    // Without a grace, as before: the relay sends the rows at its next pass.
+    const plain = await db.$transaction((tx) =>
+      recordEvents(tx, [
+        { workspaceId, type: 'pipeline.deployed' as const, data: { pipeline_id: 'ppl_x', version: 2 } },
+      ]),
+    )
+    const relayed = await fanoutEvents({ db, publicUrl: 'http://127.0.0.1:3000' }, plain)
+    const [plainRow] = await db.$queryRaw<{ dispatch_after: Date | null }[]>`
+      SELECT dispatch_after FROM outbox WHERE id = ${relayed.outboxRows[0]!.id}`
+    expect(plainRow!.dispatch_after).toBeNull()
+  })
 })

@@ -45,7 +45,19 @@ type WebhookRow = CandidateWebhook & { workspace_id: string }
  * each body once (retries resend it unchanged) and queues the first attempts, for all the events in one statement.
  * The reads are shared by the batch (one query per table, not per event).
  */
-export async function fanoutEvents(deps: { db: Db; publicUrl: string }, eventIds: readonly string[]) {
+export async function fanoutEvents(
+  deps: {
+    db: Db
+    publicUrl: string
+    /**
+     * The caller sends the first attempts' outbox rows to BullMQ itself (startDirectDispatch): the rows are written
+     * with `dispatch_after` this far ahead, so the relay leaves them alone meanwhile and takes them over after it if
+     * the caller never marks them (a crash, Redis refusing).
+     */
+    directGraceMs?: number
+  },
+  eventIds: readonly string[],
+) {
   const { db } = deps
   const result: FanoutResult = { deliveries: new Map(eventIds.map((id) => [id, 0])), outboxRows: [] }
   // The reads and the write below go on the client's pg pool without Prisma (directQuery, prepared statements): a
@@ -151,8 +163,10 @@ export async function fanoutEvents(deps: { db: Db; publicUrl: string }, eventIds
       JOIN marked ON marked.id = d.event_id
       ON CONFLICT DO NOTHING
     ), queued AS (
-      INSERT INTO outbox (queue, name, job_key, payload, priority, delay_ms, replace_finished, created_at)
-      SELECT o.queue, o.name, o.job_key, o.payload, o.priority, o.delay_ms, o.replace_finished, $1::timestamp(3)
+      INSERT INTO outbox (queue, name, job_key, payload, priority, delay_ms, replace_finished, created_at,
+                          dispatch_after)
+      SELECT o.queue, o.name, o.job_key, o.payload, o.priority, o.delay_ms, o.replace_finished, $1::timestamp(3),
+             $1::timestamp(3) + make_interval(secs => $5::float8 / 1000)
       FROM ROWS FROM (jsonb_to_recordset($4::jsonb) AS (
         queue text, name text, job_key text, payload jsonb, priority int, delay_ms int, replace_finished boolean,
         event_ids text[]))
@@ -163,7 +177,14 @@ export async function fanoutEvents(deps: { db: Db; publicUrl: string }, eventIds
     )
     SELECT ARRAY(SELECT id FROM marked) AS marked,
            coalesce((SELECT json_agg(q ORDER BY q.id) FROM queued q), '[]'::json) AS queued`,
-    values: [at, rows.map((r) => r.event.id), JSON.stringify(deliveries), JSON.stringify(groups)],
+    values: [
+      at,
+      rows.map((r) => r.event.id),
+      JSON.stringify(deliveries),
+      JSON.stringify(groups),
+      // NULL: no dispatch_after, the relay sends the rows at its next pass.
+      deps.directGraceMs ?? null,
+    ],
   })
   const marked = new Set(written?.marked ?? [])
   for (const d of deliveries) {
