@@ -7,9 +7,21 @@ import type { QueueSet } from './queue-set.ts'
 export type OutboxRow = OutboxRowValues & { id: bigint }
 
 /**
- * Moves committed outbox rows to BullMQ. Rows are locked with SKIP LOCKED so several relays (one per process) share
- * the work; a row is marked dispatched only after BullMQ accepted it, and the deterministic job id makes a repeat
- * after a crash harmless.
+ * How long a relay pass holds the rows it took (`dispatch_after` moved this far ahead) while it hands them to BullMQ
+ * and marks them: far longer than a pass takes (each Redis step is bounded at `redisTimeoutMs`), so no other relay
+ * sends them meanwhile; if the relaying process dies before the mark, another pass takes them after it.
+ */
+const RELAY_LEASE_MS = 30_000
+
+type ClaimedRow = Omit<OutboxRow, 'id'> & { id: string }
+
+/**
+ * Moves committed outbox rows to BullMQ. A pass takes its rows in one autocommit statement (SKIP LOCKED, so several
+ * relays, one per process, share the work, each taking other rows) that leases them by moving `dispatch_after`
+ * ahead, hands them to BullMQ in id order, then marks them dispatched in a second statement: no interactive
+ * transaction held open across the Redis calls, two statements sent without Prisma instead of four through it. A row
+ * is marked dispatched only after BullMQ accepted it, and the deterministic job id makes a repeat after a crash
+ * harmless. When Redis refuses, the lease is dropped at once, so the next pass tries the rows again.
  */
 export async function relayOutboxOnce(
   db: Db,
@@ -17,17 +29,37 @@ export async function relayOutboxOnce(
   batchSize = 200,
   redisTimeoutMs = 4000,
 ): Promise<number> {
-  return db.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<OutboxRow[]>`
-      SELECT id, queue, name, job_key, payload, priority, delay_ms, replace_finished FROM outbox
-      WHERE dispatched_at IS NULL AND (dispatch_after IS NULL OR dispatch_after <= now() AT TIME ZONE 'UTC')
-      ORDER BY id LIMIT ${batchSize} FOR UPDATE SKIP LOCKED`
-    if (rows.length === 0) return 0
-    await addToQueues(queues, rows, redisTimeoutMs)
-    const ids = rows.map((r) => r.id)
-    await tx.$executeRaw`UPDATE outbox SET dispatched_at = now() WHERE id = ANY(${ids}::bigint[])`
-    return rows.length
+  const claimed = await directQuery<ClaimedRow>(db, {
+    name: 'outbox_relay_claim',
+    text: `
+      UPDATE outbox SET dispatch_after = (now() AT TIME ZONE 'UTC') + make_interval(secs => $2::float8 / 1000)
+      WHERE id IN (
+        SELECT id FROM outbox
+        WHERE dispatched_at IS NULL AND (dispatch_after IS NULL OR dispatch_after <= now() AT TIME ZONE 'UTC')
+        ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+      RETURNING id::text, queue, name, job_key, payload, priority, delay_ms, replace_finished`,
+    values: [batchSize, RELAY_LEASE_MS],
   })
+  if (claimed.length === 0) return 0
+  const rows: OutboxRow[] = claimed.map((r) => ({ ...r, id: BigInt(r.id) }))
+  rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  const ids = rows.map((r) => r.id.toString())
+  try {
+    await addToQueues(queues, rows, redisTimeoutMs)
+  } catch (err) {
+    await directQuery(db, {
+      name: 'outbox_relay_release',
+      text: 'UPDATE outbox SET dispatch_after = NULL WHERE id = ANY($1::bigint[]) AND dispatched_at IS NULL',
+      values: [ids],
+    }).catch(() => {}) // the lease runs out instead
+    throw err
+  }
+  await directQuery(db, {
+    name: 'outbox_mark_sent',
+    text: 'UPDATE outbox SET dispatched_at = now() WHERE id = ANY($1::bigint[]) AND dispatched_at IS NULL',
+    values: [ids],
+  })
+  return rows.length
 }
 
 /**
