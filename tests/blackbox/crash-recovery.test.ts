@@ -1,8 +1,11 @@
 // Crash safety, black box: the stage worker is killed with SIGKILL in the middle of a job, as production would
 // lose a container. A new worker takes the job over; it completes once, with one set of documents, one settlement
-// and one completion webhook.
+// and one completion webhook. The API killed in the middle of an upload leaves a partial temporary file, which the
+// restarted API removes.
+import { readdir } from 'node:fs/promises'
+import net from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { scannedPdf } from '../fixtures/make-fixtures.ts'
+import { INVOICE_LINES, scannedPdf, textPdf } from '../fixtures/make-fixtures.ts'
 import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
 import { useStackWithReceiver } from './stack.ts'
 
@@ -58,5 +61,56 @@ describe('a stage worker killed mid-job', () => {
     await new Promise((r) => setTimeout(r, 1000))
     const deliveries = ctx.receiver.received.filter((r) => r.rawBody.toString().includes(jobId))
     expect(new Set(deliveries.map((d) => JSON.parse(d.rawBody.toString()).delivery_id)).size).toBe(1)
+  }, 240_000)
+})
+
+describe('the API killed mid-upload', () => {
+  it('leaves a partial temporary file that the restarted API removes (QUIRE_UPLOAD_STALE_MS), and serves again', async () => {
+    const { key } = await newWorkspace(ctx.stack.baseUrl, 'B', { credits: 5 })
+    const uploads = ctx.stack.env.QUIRE_UPLOAD_DIR!
+    const { port } = new URL(ctx.stack.baseUrl)
+    // A client that announces 10 MB and sends the first 256 KB of its file part, then waits.
+    const socket = net.connect(Number(port), '127.0.0.1')
+    socket.on('error', () => {})
+    await new Promise((resolve) => socket.once('connect', resolve))
+    const boundary = 'quire-crash-upload'
+    socket.write(
+      [
+        'POST /v1/jobs HTTP/1.1',
+        `Host: 127.0.0.1:${port}`,
+        `X-API-Key: ${key}`,
+        `Content-Type: multipart/form-data; boundary=${boundary}`,
+        `Content-Length: ${10 * 1024 * 1024}`,
+        '',
+        `--${boundary}`,
+        'Content-Disposition: form-data; name="files"; filename="big.pdf"',
+        'Content-Type: application/pdf',
+        '',
+        '%PDF-1.7\n',
+      ].join('\r\n'),
+    )
+    socket.write(Buffer.alloc(256 * 1024, 0x20))
+    const partial = await pollUntil(
+      () => readdir(uploads),
+      (files) => files.length > 0,
+      30_000,
+      50,
+    )
+
+    await ctx.stack.kill('api', 'SIGKILL')
+    socket.destroy()
+    expect(await readdir(uploads)).toEqual(partial) // nobody removed it: the process that owned it is gone
+
+    await ctx.stack.start('api', { QUIRE_UPLOAD_STALE_MS: '2000' })
+    await pollUntil(
+      () => readdir(uploads),
+      (files) => files.length === 0,
+      30_000,
+    )
+    const after = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', {
+      key,
+      form: fileForm('files', [{ name: 'invoice.pdf', bytes: await textPdf([INVOICE_LINES]) }]),
+    })
+    expect(after.status).toBe(202)
   }, 240_000)
 })

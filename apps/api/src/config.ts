@@ -32,6 +32,8 @@ const Env = SharedEnv.extend({
   QUIRE_ALLOW_PRIVATE_WEBHOOK_URLS: BoolEnv.default(false),
   QUIRE_ALLOW_INSECURE_WEBHOOK_URLS: BoolEnv.default(false),
   QUIRE_UPLOAD_DIR: z.string().default('./.data/uploads'),
+  /** Temporary upload files last written longer ago than this are a crashed request's, and are removed. */
+  QUIRE_UPLOAD_STALE_MS: z.coerce.number().int().min(1000).default(900_000),
   QUIRE_MAX_FILES_PER_REQUEST: z.coerce.number().int().min(1).default(20),
   QUIRE_BUCKETS: z.string().optional(),
   /** Tests: answer a status or error code a route does not declare as a 500 (always logged). */
@@ -68,6 +70,7 @@ function load() {
     fileLimits: fileLimitsConfig(env),
     secrets: secretsConfig(env),
     uploadDir: env.QUIRE_UPLOAD_DIR,
+    uploadStaleMs: env.QUIRE_UPLOAD_STALE_MS,
     maxFilesPerRequest: env.QUIRE_MAX_FILES_PER_REQUEST,
     buckets: parseBucketsEnv(env.QUIRE_BUCKETS),
     enforceApiContract: env.QUIRE_ENFORCE_API_CONTRACT,

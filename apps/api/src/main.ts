@@ -9,6 +9,7 @@ import { createApp } from './app.ts'
 import { config } from './config.ts'
 import { queueDashboard } from './dashboard.ts'
 import { throttleKicks } from './relay-kick.ts'
+import { startUploadSweep } from './http/upload-sweep.ts'
 
 const log = pino({
   name: 'quire-api',
@@ -35,6 +36,7 @@ const direct = startDirectDispatch({
 })
 
 await ensurePlatformPipelines(db)
+const uploadSweep = startUploadSweep({ dir: config.uploadDir, olderThanMs: config.uploadStaleMs, log })
 
 const app = createApp(
   {
@@ -77,6 +79,7 @@ async function shutdown(signal: string) {
     log.warn('shutdown grace ran out; closing the connections left')
     server.closeAllConnections()
   }
+  uploadSweep.stop()
   await direct.stop()
   relayKick.flush()
   await relay.stop()
