@@ -46,6 +46,21 @@ describe('reservation queue on real PostgreSQL', () => {
     expect(await reconcileLedger(db, { workspaceId: ws })).toMatchObject({ driftCredits: 0, holdAnomalies: [] })
   })
 
+  it('autocommit reservations (sent to the pool without Prisma): racers for the last credits, a job raced twice', async () => {
+    const ws = await workspace(10)
+    const jobs = Array.from({ length: 6 }, () => newId('job'))
+    // Each job twice at once: 12 calls, 6 jobs of 3 credits, 10 available: exactly 3 jobs are held, each once.
+    const results = await Promise.all(
+      [...jobs, ...jobs].map((jobId) => reserveCredits(db, { workspaceId: ws, jobId, amount: 3 })),
+    )
+    for (const [i, r] of results.entries()) if (r.ok) expect(r.holdId).toBe(`hold_${jobs[i % jobs.length]}`)
+    // A job's two calls may both get its hold (one inserted it, the other found it), never a second one.
+    expect(new Set(results.flatMap((r) => (r.ok ? [r.holdId] : []))).size).toBe(3)
+    expect(new Set(results.flatMap((r) => (r.ok ? [] : [r.reason])))).toEqual(new Set(['insufficient_credits']))
+    expect(await getBalance(db, ws)).toMatchObject({ available: 1, reserved: 9 })
+    expect(await reconcileLedger(db, { workspaceId: ws })).toMatchObject({ driftCredits: 0, holdAnomalies: [] })
+  })
+
   it('a transaction that already updated the workspace row reserves past the queue instead of deadlocking', async () => {
     const ws = await workspace(10)
     let queued: Promise<unknown> | undefined
