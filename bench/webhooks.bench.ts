@@ -110,7 +110,9 @@ try {
   }
   const rawCpu: number[] = []
 
-  await quireRound(QUICK ? 50 : 200) // warm-up, and a real delivery body for the baseline to send
+  // Warm-up, and a real delivery body for the baseline to send. A full round: after 200 deliveries the dispatcher's
+  // JIT and connection pools were still cold, and the first measured round ran at about half the speed of the next.
+  await quireRound(COUNT)
   const sample = receiver.received.filter((r) => r.path.endsWith('/quire')).at(-1)?.rawBody
   if (!sample) throw new Error('no delivery arrived during the warm-up')
   await rawRound(QUICK ? 50 : 200, sample)
