@@ -1,5 +1,7 @@
 export {
   reserveCredits,
+  inReservationQueue,
+  RESERVATIONS_IN_FLIGHT_PER_WORKSPACE,
   explainReservationRefusal,
   settleCredits,
   voidCredits,
