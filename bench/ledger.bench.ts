@@ -5,11 +5,10 @@
 // Target: the ledger's reservation ≥ 0.8× the bare UPDATE. The transaction rows pay for Prisma's interactive
 // transaction (BEGIN, COMMIT, the round trips the row stays locked over) as much as for the ledger, so the same
 // shapes are also measured with the bare UPDATE in place of the reservation and printed beside them (reference
-// lines, not rows: the baseline stays the bare UPDATE on its own). reserveCredits in autocommit queues a workspace's
-// calls in the process (at most two in PostgreSQL at once); a reference line shows the bare UPDATE behind that queue.
+// lines, not rows: the baseline stays the bare UPDATE on its own).
 import { createPrisma } from '@quire/db'
 import { newId } from '@quire/domain'
-import { grantCredits, inReservationQueue, reconcileLedger, reserveCredits } from '@quire/ledger'
+import { grantCredits, reconcileLedger, reserveCredits } from '@quire/ledger'
 import { freshDatabase, median, QUICK, record } from './lib/kit.ts'
 
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16)
@@ -74,7 +73,6 @@ async function bareUpdate(sql: Pick<typeof db, '$executeRaw'>, workspaceId: stri
 const refBareTxWs = await hotWorkspace('bench-reference-bare-tx')
 const refFirstWs = await hotWorkspace('bench-reference-bare-first')
 const refLastWs = await hotWorkspace('bench-reference-bare-last')
-const refQueuedWs = await hotWorkspace('bench-reference-bare-queued')
 
 const variants: Record<string, () => Promise<boolean>> = {
   'bare UPDATE ... WHERE available >= x': async () =>
@@ -103,10 +101,6 @@ const variants: Record<string, () => Promise<boolean>> = {
       return true
     }),
   // The same shapes with the bare UPDATE instead of reserveCredits: what the transaction rows can reach at best.
-  // The first: the bare UPDATE behind the same in-process queue as reserveCredits' autocommit calls (at most two of a
-  // workspace in PostgreSQL at once), to show what that queue alone does to a bare UPDATE.
-  'reference: bare UPDATE behind the reservation queue (2 in flight)': () =>
-    inReservationQueue(refQueuedWs, () => bareUpdate(db, refQueuedWs)),
   'reference: bare UPDATE in a transaction': () => db.$transaction((tx) => bareUpdate(tx, refBareTxWs)),
   'reference: bare UPDATE first in a createJob-like transaction': () =>
     db.$transaction(async (tx) => {
