@@ -1,7 +1,5 @@
 export {
   reserveCredits,
-  inReservationQueue,
-  RESERVATIONS_IN_FLIGHT_PER_WORKSPACE,
   explainReservationRefusal,
   settleCredits,
   voidCredits,

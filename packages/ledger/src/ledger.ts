@@ -45,46 +45,6 @@ function assertAmount(amount: number, what = 'amount') {
   }
 }
 
-/** Autocommit reservations of one workspace a process has in PostgreSQL at once; see {@link inReservationQueue}. */
-export const RESERVATIONS_IN_FLIGHT_PER_WORKSPACE = 2
-
-const reservationQueues = new Map<string, { inFlight: number; waiters: (() => void)[] }>()
-
-/**
- * Runs `fn` (one autocommit statement that reserves credits of `workspaceId`, such as a call of
- * `ledger_reserve_credits` or `submit_job`) with at most {@link RESERVATIONS_IN_FLIGHT_PER_WORKSPACE} of them in
- * PostgreSQL at once from this process; the others wait here, in arrival order, holding no connection and no lock.
- *
- * Why: reservations of one workspace take its row one at a time whatever the client does, so past one holding the
- * row and one writing its hold and entry behind it, more in flight only add waiters in PostgreSQL, each a backend that
- * takes locks, sleeps and is woken, all competing for the CPU with the one that holds the row. On the bench machine (2
- * cores, 16 concurrent callers, one hot workspace) the same calls went from about 2,050 to 2,800 reservations/s, and
- * PostgreSQL's CPU per reservation from 470 to 340 µs (pgbench, no client: 1,970/s at 16 sessions against 3,270/s at
- * 2). The order, the atomicity and every check stay in PostgreSQL: the advisory-lock queue in the function still orders
- * reservations across processes.
- *
- * Never for a statement inside a caller's transaction: that transaction may hold the workspace row, which a queued
- * reservation ahead of it would wait for, a deadlock PostgreSQL cannot see.
- */
-export async function inReservationQueue<T>(workspaceId: string, fn: () => Promise<T>): Promise<T> {
-  let queue = reservationQueues.get(workspaceId)
-  if (!queue) {
-    queue = { inFlight: 0, waiters: [] }
-    reservationQueues.set(workspaceId, queue)
-  }
-  const q = queue
-  if (q.inFlight < RESERVATIONS_IN_FLIGHT_PER_WORKSPACE) q.inFlight++
-  else await new Promise<void>((resolve) => q.waiters.push(resolve))
-  try {
-    return await fn()
-  } finally {
-    const next = q.waiters.shift()
-    // The slot passes to the next waiter, if any.
-    if (next) next()
-    else if (--q.inFlight === 0) reservationQueues.delete(workspaceId)
-  }
-}
-
 /**
  * Places a hold of `amount` credits for a job: one statement that moves available -> reserved, counts the amount
  * against the spending cap of the current UTC month, inserts the hold and its `reserve` entry, all only if the
@@ -101,8 +61,7 @@ export async function inReservationQueue<T>(workspaceId: string, fn: () => Promi
  *
  * Given the client itself (autocommit), the call goes to its pg pool as a prepared statement without Prisma, as
  * submit_job does (Prisma's layer cost about 110 µs of client CPU per reservation, the driver alone about 30 µs on the
- * bench machine), through {@link inReservationQueue}; given a transaction's client, it runs in that transaction at
- * once.
+ * bench machine); given a transaction's client, it runs in that transaction.
  *
  * `now` (tests only) picks the month for the spending cap; by default PostgreSQL's clock decides.
  */
@@ -115,13 +74,11 @@ export async function reserveCredits(
   const now = opts.now?.toISOString() ?? null
   const entryId = newId('led')
   const rows = canQueryDirectly(sql)
-    ? await inReservationQueue(opts.workspaceId, () =>
-        directQuery<{ held: boolean }>(sql, {
-          name: 'quire_ledger_reserve_credits',
-          text: 'SELECT ledger_reserve_credits($1, $2, $3, $4::int, $5::timestamptz, $6) AS held',
-          values: [opts.workspaceId, opts.jobId, holdId, opts.amount, now, entryId],
-        }),
-      )
+    ? await directQuery<{ held: boolean }>(sql, {
+        name: 'quire_ledger_reserve_credits',
+        text: 'SELECT ledger_reserve_credits($1, $2, $3, $4::int, $5::timestamptz, $6) AS held',
+        values: [opts.workspaceId, opts.jobId, holdId, opts.amount, now, entryId],
+      })
     : await sql.$queryRaw<{ held: boolean }[]>`
         SELECT ledger_reserve_credits(${opts.workspaceId}, ${opts.jobId}, ${holdId}, ${opts.amount}::int,
                                       ${now}::timestamptz, ${entryId}) AS held`

@@ -4,13 +4,7 @@
 import { createPrisma, type Db } from '@quire/db'
 import { newId } from '@quire/domain'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  getBalance,
-  grantCredits,
-  inReservationQueue,
-  RESERVATIONS_IN_FLIGHT_PER_WORKSPACE,
-  reserveCredits,
-} from './ledger.ts'
+import { getBalance, grantCredits, reserveCredits } from './ledger.ts'
 import { reconcileLedger } from './reconcile.ts'
 
 let db: Db
@@ -65,39 +59,6 @@ describe('reservation queue on real PostgreSQL', () => {
     expect(new Set(results.flatMap((r) => (r.ok ? [] : [r.reason])))).toEqual(new Set(['insufficient_credits']))
     expect(await getBalance(db, ws)).toMatchObject({ available: 1, reserved: 9 })
     expect(await reconcileLedger(db, { workspaceId: ws })).toMatchObject({ driftCredits: 0, holdAnomalies: [] })
-  })
-
-  it('autocommit reservations of one workspace: at most two in PostgreSQL at once, the rest wait in the process', async () => {
-    const ws = await workspace(10)
-    const waitingInPostgres = async () => {
-      const [row] = await db.$queryRaw<{ n: number }[]>`
-        SELECT count(*)::int AS n FROM pg_stat_activity
-        WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%ledger_reserve_credits%'`
-      return row!.n
-    }
-    let calls: Promise<{ ok: boolean }>[] = []
-    await db.$transaction(
-      async (tx) => {
-        await grantCredits(tx, { workspaceId: ws, amount: 5 }) // holds the workspace row until this commits
-        calls = Array.from({ length: 6 }, () => reserveCredits(db, { workspaceId: ws, jobId: newId('job'), amount: 2 }))
-        await untilReservationWaits()
-        await new Promise((r) => setTimeout(r, 300)) // time for more to arrive, were they not held back
-        expect(await waitingInPostgres()).toBe(RESERVATIONS_IN_FLIGHT_PER_WORKSPACE)
-      },
-      { timeout: 20_000 },
-    )
-    // 15 credits once the grant commits: all six go through, in turn.
-    expect((await Promise.all(calls)).every((r) => r.ok)).toBe(true)
-    expect(await getBalance(db, ws)).toMatchObject({ available: 3, reserved: 12 })
-  })
-
-  it('a failed call in the reservation queue passes its turn on', async () => {
-    const ws = newId('ws')
-    const failing = Array.from({ length: 5 }, () =>
-      inReservationQueue(ws, () => Promise.reject(new Error('boom'))).catch((e: Error) => e.message),
-    )
-    expect(await Promise.all(failing)).toEqual(Array.from({ length: 5 }, () => 'boom'))
-    expect(await inReservationQueue(ws, async () => 'next')).toBe('next')
   })
 
   it('a transaction that already updated the workspace row reserves past the queue instead of deadlocking', async () => {
