@@ -80,14 +80,6 @@ export async function directQuery<Row extends Record<string, unknown>>(
   return (await pool.query<Row>(query)).rows
 }
 
-/**
- * Whether {@link directQuery} can serve `sql`: a client made by createPrisma itself, not the client of an interactive
- * transaction (whose statements must stay on the transaction's connection) or an extended client.
- */
-export function canQueryDirectly(sql: unknown): sql is Db {
-  return typeof sql === 'object' && sql !== null && pools.has(sql)
-}
-
 export type Db = ReturnType<typeof createPrisma>
 
 /** The client handed to an interactive transaction callback. */

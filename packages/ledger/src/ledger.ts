@@ -1,5 +1,5 @@
 import { holdIdFor, newId } from '@quire/domain'
-import { canQueryDirectly, directQuery, type Tx } from '@quire/db'
+import type { Tx } from '@quire/db'
 
 // Double-entry credits in PostgreSQL, two-phase in the manner of TigerBeetle's pending / post / void transfers.
 // Each workspace has three accounts (available, reserved, spent) and grants come from a shared `issuance` account.
@@ -59,10 +59,6 @@ function assertAmount(amount: number, what = 'amount') {
  * to COMMIT, so throughput on a hot workspace is about 1 / (that time): keep the reservation late in a transaction
  * (as createJob does).
  *
- * Given the client itself (autocommit), the call goes to its pg pool as a prepared statement without Prisma, as
- * submit_job does (Prisma's layer cost about 110 µs of client CPU per reservation, the driver alone about 30 µs on the
- * bench machine); given a transaction's client, it runs in that transaction.
- *
  * `now` (tests only) picks the month for the spending cap; by default PostgreSQL's clock decides.
  */
 export async function reserveCredits(
@@ -72,16 +68,9 @@ export async function reserveCredits(
   assertAmount(opts.amount)
   const holdId = holdIdFor(opts.jobId)
   const now = opts.now?.toISOString() ?? null
-  const entryId = newId('led')
-  const rows = canQueryDirectly(sql)
-    ? await directQuery<{ held: boolean }>(sql, {
-        name: 'quire_ledger_reserve_credits',
-        text: 'SELECT ledger_reserve_credits($1, $2, $3, $4::int, $5::timestamptz, $6) AS held',
-        values: [opts.workspaceId, opts.jobId, holdId, opts.amount, now, entryId],
-      })
-    : await sql.$queryRaw<{ held: boolean }[]>`
-        SELECT ledger_reserve_credits(${opts.workspaceId}, ${opts.jobId}, ${holdId}, ${opts.amount}::int,
-                                      ${now}::timestamptz, ${entryId}) AS held`
+  const rows = await sql.$queryRaw<{ held: boolean }[]>`
+    SELECT ledger_reserve_credits(${opts.workspaceId}, ${opts.jobId}, ${holdId}, ${opts.amount}::int,
+                                  ${now}::timestamptz, ${newId('led')}) AS held`
   if (rows[0]?.held === true) return { ok: true, holdId }
   return explainRefusal(sql, { ...opts, holdId, now })
 }
