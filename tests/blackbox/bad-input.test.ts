@@ -8,11 +8,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { invoicePdf } from '../fixtures/make-fixtures.ts'
 import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
 import { assertContract, contractFetch } from './contract.ts'
-import { multipartBytes, rawRequest, type RawResponse } from './raw-http.ts'
+import { loopbackBufferBytes, multipartBytes, rawRequest, type RawResponse } from './raw-http.ts'
 import { startStack, type Stack } from './stack.ts'
 
 const MB = 1024 * 1024
 const LIMIT = 100 * MB // spec: "Upload exceeds 100 MB" → 413 FILE_TOO_LARGE, per file
+// What a client may have written past the point where the API decided, when the API closes early: what the kernel
+// buffers on both sides hold without the API reading (loopbackBufferBytes), plus the 16 MB the API discards while it
+// lingers after the response (closeAfterResponse), plus one chunk in flight. Far below the 300 MB of the tests' uploads,
+// so reading the whole body still fails them; and independent of how fast this (loaded) machine streams.
+const EARLY_CLOSE_SLACK = loopbackBufferBytes() + 16 * MB + MB
 const B = 'quire-bad-input-boundary'
 
 let stack: Stack
@@ -190,7 +195,7 @@ describe('413 FILE_TOO_LARGE, per file, early', () => {
     )
     expect(res.headers.connection).toBe('close')
     await expectRejected(asFlat(res), 413, 'FILE_TOO_LARGE')
-    expect(res.bodyBytesWritten).toBeLessThan(LIMIT + 32 * MB)
+    expect(res.bodyBytesWritten).toBeLessThan(LIMIT + EARLY_CLOSE_SLACK)
   })
 
   it('any error decided before the body is read closes the connection early too: a 300 MB upload with a wrong key → 401', async () => {
@@ -215,7 +220,8 @@ describe('413 FILE_TOO_LARGE, per file, early', () => {
     expect(res.status).toBe(401)
     expect(res.json).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } })
     expect(res.headers.connection).toBe('close')
-    expect(res.bodyBytesWritten).toBeLessThan(32 * MB)
+    console.log(`[bad-input] raw 401 after ${(res.bodyBytesWritten / MB).toFixed(1)} MB written of ${TOTAL / MB} MB`)
+    expect(res.bodyBytesWritten).toBeLessThan(EARLY_CLOSE_SLACK)
     await expectUploadDirEmpty()
   })
 

@@ -1,5 +1,6 @@
 // HTTP/1.1 over a raw TCP socket, so a test sends exactly the bytes it means (malformed, truncated or never-ending
 // bodies) and sees exactly what comes back. Used by tests/blackbox/bad-input.test.ts and the API's multipart unit tests.
+import { readFileSync } from 'node:fs'
 import net from 'node:net'
 import { assertContract } from './contract.ts'
 
@@ -174,4 +175,22 @@ export function multipartBytes(
   }
   if (close) out.push(Buffer.from(`--${boundary}--\r\n`))
   return Buffer.concat(out)
+}
+
+/**
+ * The most request bytes that can sit in kernel buffers on a loopback connection without the server reading any:
+ * the receiver's TCP buffer grows (autotuning) up to tcp_rmem's maximum, the sender's up to tcp_wmem's. A client
+ * "writes" that much before the server has read a byte, so a bound on bytes written must allow for it; on Linux it
+ * is read from the machine (here 32 MB + 4 MB), elsewhere Linux's usual maxima are assumed.
+ */
+export function loopbackBufferBytes(): number {
+  const max = (file: string, fallback: number) => {
+    try {
+      const n = Number(readFileSync(file, 'utf8').trim().split(/\s+/)[2])
+      return Number.isFinite(n) && n > 0 ? n : fallback
+    } catch {
+      return fallback
+    }
+  }
+  return max('/proc/sys/net/ipv4/tcp_rmem', 6 * 1024 * 1024) + max('/proc/sys/net/ipv4/tcp_wmem', 4 * 1024 * 1024)
 }
