@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { ApiForm, createPrisma, inTransaction, isRetryableTxError, Prisma, type Db } from './index.ts'
+import { ApiForm, createPrisma, directQuery, inTransaction, isRetryableTxError, Prisma, type Db } from './index.ts'
 
 const url = process.env.DATABASE_URL
 if (!url) throw new Error('DATABASE_URL is not set: run through `npm test`')
@@ -92,6 +92,53 @@ describe('@quire/db against the real database', () => {
     } finally {
       await scoped.$disconnect()
       await db.$executeRawUnsafe(`DROP SCHEMA "${schema}" CASCADE`)
+    }
+  })
+})
+
+describe('the connection pool (packages/db/src/pool.ts)', () => {
+  const backendPid = async (db: Db) =>
+    (await directQuery<{ pid: number }>(db, { text: 'SELECT pg_backend_pid() AS pid', values: [] }))[0]!.pid
+
+  it('a statement PostgreSQL refuses leaves its connection in the pool, through Prisma and through directQuery', async () => {
+    const db = createPrisma(url, { poolMax: 1 })
+    try {
+      const pid = await backendPid(db)
+      await expect(db.$executeRaw`SELECT 1 / ${0}::int`).rejects.toThrow()
+      await expect(directQuery(db, { text: 'SELECT 1 / $1::int', values: [0] })).rejects.toMatchObject({
+        code: '22012',
+      })
+      await expect(
+        directQuery(db, { text: "DO $$ BEGIN RAISE EXCEPTION USING ERRCODE = 'QR402'; END $$", values: [] }),
+      ).rejects.toMatchObject({ code: 'QR402' })
+      // The same backend answers: no reconnection, and the statement's transaction is over (a new one sees no error).
+      expect(await backendPid(db)).toBe(pid)
+      expect(await db.$queryRaw`SELECT 2 AS two`).toEqual([{ two: 2 }])
+      // A transaction that failed is rolled back and its connection reused too.
+      await expect(
+        inTransaction(db, async (tx) => {
+          await tx.$executeRaw`SELECT 1 / ${0}::int`
+        }),
+      ).rejects.toThrow()
+      expect(await backendPid(db)).toBe(pid)
+    } finally {
+      await db.$disconnect()
+    }
+  })
+
+  it('a connection that died is dropped: the next query gets a new one', async () => {
+    const db = createPrisma(url, { poolMax: 1 })
+    const admin = createPrisma(url, { poolMax: 1 })
+    try {
+      const pid = await backendPid(db)
+      await directQuery(admin, { text: 'SELECT pg_terminate_backend($1)', values: [pid] })
+      // The first query on the dead connection fails (FATAL, or the socket closed); the pool does not keep it.
+      await directQuery(db, { text: 'SELECT 1', values: [] }).catch(() => {})
+      const next = await backendPid(db)
+      expect(next).not.toBe(pid)
+      expect(await db.$queryRaw`SELECT 3 AS three`).toEqual([{ three: 3 }])
+    } finally {
+      await Promise.all([db.$disconnect(), admin.$disconnect()])
     }
   })
 })

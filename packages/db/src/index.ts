@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
 import { PrismaPg } from '@prisma/adapter-pg'
-import pg from 'pg'
+import type pg from 'pg'
 import { Prisma, PrismaClient } from './generated/prisma/client.ts'
+import { Pool } from './pool.ts'
 
 /** Options for {@link createPrisma}. */
 export type CreatePrismaOptions = {
@@ -25,7 +26,7 @@ export function parseDatabaseUrl(url: string): { connectionString: string; schem
 /** Creates a PrismaClient backed by @prisma/adapter-pg (no engine binary). Call `$disconnect()` when done. */
 export function createPrisma(url: string, opts: CreatePrismaOptions = {}) {
   const { connectionString, schema } = parseDatabaseUrl(url)
-  const pool = new pg.Pool({
+  const pool = new Pool({
     connectionString,
     ...(opts.poolMax ? { max: opts.poolMax } : {}),
     ...(schema ? { options: `-c search_path="${schema.replace(/"/g, '""')}"` } : {}),
