@@ -2,7 +2,16 @@ import { createPrisma, type Db } from '@quire/db'
 import { newId } from '@quire/domain'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expireOrphanedHolds } from './hold-expiry.ts'
-import { getBalance, grantCredits, reserveCredits, settleCredits, voidCredits } from './ledger.ts'
+import {
+  ENTRY_ACCOUNTS,
+  getBalance,
+  grantCredits,
+  type LedgerAccount,
+  type LedgerEntryKind,
+  reserveCredits,
+  settleCredits,
+  voidCredits,
+} from './ledger.ts'
 import { listLedgerEntries } from './ledger-entries.ts'
 import { ledgerMetrics } from './ledger-metrics.ts'
 import { reconcileLedger } from './reconcile.ts'
@@ -142,6 +151,74 @@ describe('ledger on real PostgreSQL', () => {
     await expect(insert('void', 'available', 'spent')).rejects.toThrow(/check/i)
     await expect(insert('settle', 'reserved', 'spent')).rejects.toThrow(/unique/i)
     await expect(db.$executeRaw`UPDATE credit_holds SET posted = 3 WHERE job_id = ${r.jobId}`).rejects.toThrow(/check/i)
+  })
+
+  // Migration *_ledger_checks_compact: one CHECK per table (a PL/pgSQL function). Every combination against the rules
+  // written out here, so the function and the rules cannot drift apart unnoticed.
+  it('PostgreSQL accepts exactly the entries the rules allow: every kind × account pair, amount and job presence', async () => {
+    const ws = await workspace(0)
+    const kinds = Object.keys(ENTRY_ACCOUNTS) as LedgerEntryKind[]
+    const accounts: LedgerAccount[] = ['issuance', 'available', 'reserved', 'spent']
+    const outcomes: string[] = []
+    for (const kind of kinds)
+      for (const debit of accounts)
+        for (const credit of accounts)
+          for (const withJob of [true, false])
+            for (const amount of [1, 0, -3]) {
+              const allowed =
+                ENTRY_ACCOUNTS[kind].debit === debit &&
+                ENTRY_ACCOUNTS[kind].credit === credit &&
+                amount > 0 &&
+                withJob === (kind !== 'grant')
+              const insert = db.$executeRaw`
+                INSERT INTO ledger_entries (id, workspace_id, job_id, kind, debit_account, credit_account, amount)
+                VALUES (${newId('led')}, ${ws}, ${withJob ? newId('job') : null}, ${kind}::"LedgerEntryKind",
+                        ${debit}::"LedgerAccount", ${credit}::"LedgerAccount", ${amount})`
+              const accepted = await insert.then(
+                () => true,
+                (err: Error) => {
+                  if (!/ledger_entries_valid/.test(err.message)) throw err
+                  return false
+                },
+              )
+              if (accepted !== allowed) outcomes.push(`${kind} ${debit}→${credit} ${amount} job:${withJob} ${accepted}`)
+            }
+    expect(outcomes).toEqual([])
+    await db.$executeRaw`DELETE FROM ledger_entries WHERE workspace_id = ${ws}`
+  })
+
+  it('PostgreSQL accepts exactly the holds the rules allow: pending, posted for at most the hold, released whole', async () => {
+    const ws = await workspace(0)
+    const outcomes: string[] = []
+    for (const status of ['pending', 'posted', 'voided', 'expired'])
+      for (const amount of [4, 0, -1])
+        for (const posted of [null, 0, 2, 4, 5, -1])
+          for (const resolved of [false, true])
+            for (const day of [1, 2]) {
+              const allowed =
+                amount >= 0 &&
+                day === 1 &&
+                (status === 'pending'
+                  ? posted === null && !resolved
+                  : status === 'posted'
+                    ? posted !== null && posted >= 0 && posted <= amount && resolved
+                    : posted === 0 && resolved)
+              const insert = db.$executeRaw`
+                INSERT INTO credit_holds (id, workspace_id, job_id, amount, status, posted, period, resolved_at)
+                VALUES (${newId('hold')}, ${ws}, ${newId('job')}, ${amount}, ${status}::"HoldStatus", ${posted},
+                        ${`2026-03-0${day}`}::date, ${resolved ? new Date() : null})`
+              const accepted = await insert.then(
+                () => true,
+                (err: Error) => {
+                  if (!/credit_holds_valid/.test(err.message)) throw err
+                  return false
+                },
+              )
+              if (accepted !== allowed)
+                outcomes.push(`${status} amount:${amount} posted:${posted} resolved:${resolved} day:${day} ${accepted}`)
+            }
+    expect(outcomes).toEqual([])
+    await db.$executeRaw`DELETE FROM credit_holds WHERE workspace_id = ${ws}`
   })
 
   it('the sweeper expires a hold whose job is gone or ended unsettled, and leaves running and completed jobs alone', async () => {
