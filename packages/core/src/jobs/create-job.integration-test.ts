@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createPrisma, type Db } from '@quire/db'
@@ -6,7 +6,6 @@ import { newId } from '@quire/domain'
 import { DIRECT_DISPATCH_GRACE_MS, FANOUT_QUEUE, PRIORITY, jobKeys } from '@quire/queues'
 import { type BlobStore, createFsBlobStore } from '@quire/storage'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { INVOICE_LINES, textPdf } from '../../../../tests/fixtures/make-fixtures.ts'
 import {
   createPipeline,
   createPipelineVersion,
@@ -17,9 +16,9 @@ import {
 } from '../pipelines/pipelines.ts'
 import { authenticateApiKey, createApiKey } from '../workspaces/api-keys.ts'
 import { createWorkspace } from '../workspaces/workspaces.ts'
-import { createJob } from './create-job.ts'
-import { intakeFile } from './inspect-files.ts'
+import type { JobOptions } from './create-job.ts'
 import { getJob } from './read-jobs.ts'
+import { submitTestJob } from './submit-job.test-helper.ts'
 
 // The submission path on real PostgreSQL: what createJob writes in its few statements is exactly what reads see, a
 // refusal writes nothing, and the one-statement lookups (key, pipeline) decide as the rules say.
@@ -39,19 +38,9 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-async function upload(workspaceId: string) {
-  const tempPath = path.join(dir, `upload-${Math.random().toString(36).slice(2)}.pdf`)
-  const bytes = await textPdf([INVOICE_LINES])
-  await writeFile(tempPath, bytes)
-  const pipeline = await resolvePipeline({ db, workspaceId, allowDraftVersion: false })
-  const file = await intakeFile({
-    db,
-    workspaceId,
-    file: { tempPath, fileName: 'invoice.pdf', sizeBytes: bytes.length },
-    definition: pipeline.definition,
-  })
-  return { pipeline, file }
-}
+/** One text PDF submitted as the API would (the createJob options given override a plain async job's). */
+const submit = (workspaceId: string, options?: Partial<JobOptions>) =>
+  submitTestJob({ db, blobs, dir, workspaceId, options })
 
 /** Everything a submission may write for a job. */
 async function written(jobId: string) {
@@ -68,22 +57,13 @@ async function written(jobId: string) {
 describe('createJob', () => {
   it('writes the job, its file, the source stage run, the event, the queued stage and the hold; answers what a read sees', async () => {
     const ws = await createWorkspace({ db, name: 'create-job test', apiForm: 'B', credits: 10 })
-    const { pipeline, file } = await upload(ws.id)
     const submittedAt = Date.now()
-    const { jobId, accepted, dispatch } = await createJob({
-      db,
-      blobs,
-      workspaceId: ws.id,
-      pipeline,
-      files: [file],
-      options: {
-        priority: 'high',
-        executionMode: 'async',
-        environment: 'test',
-        clientReferenceId: 'ref-1',
-        metadata: { a: 'b' },
-        waitForReview: true,
-      },
+    const { jobId, accepted, dispatch, pipeline } = await submit(ws.id, {
+      priority: 'high',
+      environment: 'test',
+      clientReferenceId: 'ref-1',
+      metadata: { a: 'b' },
+      waitForReview: true,
     })
     expect(await getJob({ db, workspaceId: ws.id, jobId })).toEqual(accepted)
     expect(accepted).toMatchObject({
@@ -134,16 +114,8 @@ describe('createJob', () => {
 
   it('no credits, no job: a refused reservation writes nothing and removes the stored file', async () => {
     const ws = await createWorkspace({ db, name: 'create-job refusal', apiForm: 'B', credits: 0 })
-    const { pipeline, file } = await upload(ws.id)
     const before = await db.outboxMessage.count()
-    const err = await createJob({
-      db,
-      blobs,
-      workspaceId: ws.id,
-      pipeline,
-      files: [file],
-      options: { priority: 'standard', executionMode: 'async', environment: 'production' },
-    }).catch((e: unknown) => e)
+    const err = await submit(ws.id).catch((e: unknown) => e)
     expect(err).toMatchObject({ code: 'PAYMENT_REQUIRED', details: { required: 1 } })
     expect(await db.job.count({ where: { workspaceId: ws.id } })).toBe(0)
     expect(await db.event.count({ where: { workspaceId: ws.id } })).toBe(0)
@@ -173,15 +145,7 @@ describe('createJob', () => {
 
   it('deleting a workspace still removes its jobs at once (the cascade is not deferred)', async () => {
     const ws = await createWorkspace({ db, name: 'create-job cascade', apiForm: 'B', credits: 10 })
-    const { pipeline, file } = await upload(ws.id)
-    const { jobId } = await createJob({
-      db,
-      blobs,
-      workspaceId: ws.id,
-      pipeline,
-      files: [file],
-      options: { priority: 'standard', executionMode: 'async', environment: 'production' },
-    })
+    const { jobId } = await submit(ws.id)
     await db.$transaction(async (tx) => {
       await tx.workspace.delete({ where: { id: ws.id } })
       expect(await tx.job.count({ where: { id: jobId } })).toBe(0)
@@ -202,15 +166,7 @@ describe('createJob with a webhook in the workspace', () => {
         secret: 'sealed-secret',
       },
     })
-    const { pipeline, file } = await upload(ws.id)
-    const { jobId } = await createJob({
-      db,
-      blobs,
-      workspaceId: ws.id,
-      pipeline,
-      files: [file],
-      options: { priority: 'standard', executionMode: 'async', environment: 'production' },
-    })
+    const { jobId } = await submit(ws.id)
     const [event] = (await written(jobId)).events
     expect(event!.fannedOutAt).toBeNull()
     const fanout = await db.outboxMessage.findMany({ where: { queue: FANOUT_QUEUE, jobKey: `fanout.${event!.id}` } })

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createPrisma, type Db } from '@quire/db'
@@ -7,11 +7,10 @@ import { createOcrEngine, type OcrEngine, type ParsePool, parseDocument } from '
 import { FANOUT_QUEUE, FanoutPayload, fanoutEventIds, jobKeys } from '@quire/queues'
 import { type BlobStore, createFsBlobStore } from '@quire/storage'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { INVOICE_LINES, scannedPdf, textPdf } from '../../../../tests/fixtures/make-fixtures.ts'
+import { INVOICE_LINES, scannedPdf } from '../../../../tests/fixtures/make-fixtures.ts'
 import { cancelJob } from '../jobs/cancel-job.ts'
-import { createJob } from '../jobs/create-job.ts'
-import { intakeFile } from '../jobs/inspect-files.ts'
-import { ensurePlatformPipelines, resolvePipeline } from '../pipelines/pipelines.ts'
+import { submitTestJob } from '../jobs/submit-job.test-helper.ts'
+import { ensurePlatformPipelines } from '../pipelines/pipelines.ts'
 import { createWorkspace } from '../workspaces/workspaces.ts'
 import { runStage, runStages } from './run-stage.ts'
 import { loadJobForStage, type StageDeps } from './stage-context.ts'
@@ -55,24 +54,7 @@ async function submitJob(pages: string[][] = [INVOICE_LINES], opts: { webhook?: 
       },
     })
   }
-  const tempPath = path.join(dir, `upload-${Math.random().toString(36).slice(2)}.pdf`)
-  const bytes = opts.bytes ?? (await textPdf(pages))
-  await writeFile(tempPath, bytes)
-  const pipeline = await resolvePipeline({ db, workspaceId: ws.id, allowDraftVersion: false })
-  const file = await intakeFile({
-    db,
-    workspaceId: ws.id,
-    file: { tempPath, fileName: 'invoice.pdf', sizeBytes: bytes.length },
-    definition: pipeline.definition,
-  })
-  const { jobId } = await createJob({
-    db,
-    blobs,
-    workspaceId: ws.id,
-    pipeline,
-    files: [file],
-    options: { priority: 'standard', executionMode: 'async', environment: 'production' },
-  })
+  const { jobId } = await submitTestJob({ db, blobs, dir, workspaceId: ws.id, pages, bytes: opts.bytes })
   return { jobId, workspaceId: ws.id }
 }
 
