@@ -229,7 +229,8 @@ async function countsFor(db: Db, ids: string[]) {
   if (ids.length === 0) return new Map<string, { blocked: number; in_group: number }>()
   const rows = await db.$queryRaw<{ error_group_id: string; blocked: number; in_group: number }[]>`
     SELECT error_group_id, count(*) FILTER (WHERE status = 'blocked')::int AS blocked, count(*)::int AS in_group
-    FROM jobs WHERE error_group_id = ANY(${ids}) GROUP BY error_group_id`
+    FROM jobs WHERE error_group_id = ANY(${ids}) AND error_group_id IS NOT NULL -- the partial index's condition
+    GROUP BY error_group_id`
   return new Map(rows.map((r) => [r.error_group_id, { blocked: r.blocked, in_group: r.in_group }]))
 }
 
