@@ -5,6 +5,7 @@ import { sleep } from '../bench/lib/kit.ts'
 import { checkDeliveries, waitDeliveriesSettled } from './lib/deliveries.ts'
 import { checkInvariants } from './lib/invariants.ts'
 import { QUICK, scenario } from './lib/report.ts'
+import { killRepeatedly } from './lib/killer.ts'
 import { startChaosStack } from './lib/stack.ts'
 import { invoices, newWorkspace, receiverWebhook, submitJobs, waitAllFinal } from './lib/workload.ts'
 
@@ -21,19 +22,10 @@ await scenario('kill -9 webhook dispatcher', async (ctx) => {
   const b = await newWorkspace(stack.baseUrl, 'B')
   const hooks = [await receiverWebhook(stack, a, 'a-hook'), await receiverWebhook(stack, b, 'b-hook')]
   const files = await invoices(JOBS)
-  let done = false
-  const kills: { pid: number; children: number[] }[] = []
-  let lastRestart = performance.now()
-  const killer = (async () => {
-    while (!done) {
-      await sleep(500 + Math.random() * (QUICK ? 2500 : 4000))
-      if (done) break
-      kills.push(await stack.kill('webhook-dispatcher'))
-      await sleep(1000)
-      await stack.start('webhook-dispatcher')
-      lastRestart = performance.now()
-    }
-  })()
+  const killer = killRepeatedly(stack, 'webhook-dispatcher', {
+    pauseMs: () => 500 + Math.random() * (QUICK ? 2500 : 4000),
+    restartAfterMs: 1000,
+  })
   const submitted = await Promise.all([
     submitJobs(stack, a, files.slice(0, JOBS / 2), { inFlight: 2 }),
     submitJobs(stack, b, files.slice(JOBS / 2), { inFlight: 2 }),
@@ -45,20 +37,19 @@ await scenario('kill -9 webhook dispatcher', async (ctx) => {
     const [row] = await stack.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'`,
     )
-    if (row!.n === 0 && kills.length >= 3) break
+    if (row!.n === 0 && killer.kills.length >= 3) break
     await sleep(300)
   }
-  done = true
-  await killer
+  await killer.stop()
   await waitDeliveriesSettled(stack, 180_000)
-  ctx.recovery.seconds = (performance.now() - lastRestart) / 1000
+  ctx.recovery.seconds = (performance.now() - killer.lastRestart()) / 1000
   const [count] = await stack.query<{ n: number; attempts: number }>(
     'SELECT count(*)::int AS n, coalesce(sum(attempts), 0)::int AS attempts FROM webhook_deliveries',
   )
   ctx.detail.push(
-    `${JOBS} jobs, ${kills.length} kills, ${count!.n} deliveries, ${count!.attempts} attempts, ${stack.receiver!.received.length} requests received`,
+    `${JOBS} jobs, ${killer.kills.length} kills, ${count!.n} deliveries, ${count!.attempts} attempts, ${stack.receiver!.received.length} requests received`,
   )
-  ctx.check('the dispatcher was killed mid-delivery', kills.length >= 3, `${kills.length} kills`)
+  ctx.check('the dispatcher was killed mid-delivery', killer.kills.length >= 3, `${killer.kills.length} kills`)
   ctx.check(
     'no answer ≥ 500 while submitting',
     submitted.every((s) => s.serverErrors.length === 0),

@@ -5,6 +5,7 @@
 import { sleep } from '../bench/lib/kit.ts'
 import { checkInvariants } from './lib/invariants.ts'
 import { QUICK, scenario } from './lib/report.ts'
+import { killRepeatedly } from './lib/killer.ts'
 import { startChaosStack } from './lib/stack.ts'
 import { invoices, newWorkspace, submitJobs, waitAllFinal } from './lib/workload.ts'
 
@@ -21,20 +22,12 @@ await scenario('kill -9 stage worker', async (ctx) => {
   const [a, b] = [await newWorkspace(stack.baseUrl, 'A'), await newWorkspace(stack.baseUrl, 'B')]
   // Every fourth document has three pages, so parse and extract take long enough to be killed mid-stage.
   const files = await invoices(JOBS, 4)
-  let done = false
-  const kills: { pid: number; children: number[] }[] = []
-  let lastKillEnd = performance.now()
-  const killer = (async () => {
-    while (!done && kills.length < MAX_KILLS) {
-      // Random moments: sometimes right after start (relay and sweeps starting), mostly mid-stage.
-      await sleep(QUICK ? 300 + Math.random() * 1200 : 1000 + Math.random() * 5000)
-      if (done) break
-      kills.push(await stack.kill('stage-worker'))
-      await sleep(500)
-      await stack.start('stage-worker')
-      lastKillEnd = performance.now()
-    }
-  })()
+  // Random moments: sometimes right after start (relay and sweeps starting), mostly mid-stage.
+  const killer = killRepeatedly(stack, 'stage-worker', {
+    times: MAX_KILLS,
+    pauseMs: () => (QUICK ? 300 + Math.random() * 1200 : 1000 + Math.random() * 5000),
+    restartAfterMs: 500,
+  })
   const half = Math.floor(JOBS / 2)
   const submitted = await Promise.all([
     submitJobs(stack, a, files.slice(0, half), { inFlight: 2 }),
@@ -50,13 +43,12 @@ await scenario('kill -9 stage worker', async (ctx) => {
     if (left[0]!.n === 0 || Date.now() > deadline) break
     await sleep(500)
   }
-  done = true
-  await killer
+  await killer.stop()
   await waitAllFinal(stack, QUICK ? 240_000 : 600_000)
-  ctx.recovery.seconds = (performance.now() - lastKillEnd) / 1000
+  ctx.recovery.seconds = (performance.now() - killer.lastRestart()) / 1000
   const retried = await stack.query<{ n: number }>('SELECT count(*)::int AS n FROM stage_runs WHERE attempts > 1')
-  ctx.detail.push(`${jobIds.length} jobs, ${kills.length} kills, ${retried[0]!.n} stage runs re-attempted`)
-  ctx.check('the workers were killed', kills.length >= 3, `${kills.length} kills`)
+  ctx.detail.push(`${jobIds.length} jobs, ${killer.kills.length} kills, ${retried[0]!.n} stage runs re-attempted`)
+  ctx.check('the workers were killed', killer.kills.length >= 3, `${killer.kills.length} kills`)
   ctx.check(
     'no answer ≥ 500 while submitting',
     submitted.every((s) => s.serverErrors.length === 0),
@@ -64,6 +56,6 @@ await scenario('kill -9 stage worker', async (ctx) => {
   )
   await checkInvariants(ctx, stack, {
     mustComplete: jobIds,
-    orphans: kills.flatMap((k) => k.children),
+    orphans: killer.kills.flatMap((k) => k.children),
   })
 })

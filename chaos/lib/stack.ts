@@ -230,26 +230,7 @@ export async function startChaosStack(label: string, opts: StackOptions = {}): P
     peakRss: () => ({ ...peaks }),
     peakOwnRss: () => ({ ...ownPeaks }),
     logText: () => logFiles.map((f) => safeRead(f)).join('\n'),
-    leftoverFiles() {
-      const out: string[] = []
-      const walk = (d: string) => {
-        let entries: import('node:fs').Dirent[] = []
-        try {
-          entries = readdirSync(d, { withFileTypes: true })
-        } catch {
-          return
-        }
-        for (const e of entries) {
-          const p = path.join(d, e.name)
-          if (e.isSymbolicLink() && e.name.startsWith('tsx-')) continue
-          if (e.isDirectory()) walk(p)
-          else out.push(path.relative(dir, p))
-        }
-      }
-      walk(tmp)
-      walk(env.QUIRE_UPLOAD_DIR!)
-      return out
-    },
+    leftoverFiles: () => [...filesUnder(tmp), ...filesUnder(env.QUIRE_UPLOAD_DIR!)].map((p) => path.relative(dir, p)),
     async stop() {
       stopping = true
       clearInterval(sampler)
@@ -298,6 +279,27 @@ function processTable(): Map<number, number[]> {
 }
 
 /** Every descendant of `pid` (children, grandchildren, ...). */
+/** Every file under `dir` (absolute paths); tsx's cache links in a temporary directory are not the stack's files. */
+export function filesUnder(dir: string): string[] {
+  const out: string[] = []
+  const walk = (d: string) => {
+    let entries: import('node:fs').Dirent[] = []
+    try {
+      entries = readdirSync(d, { withFileTypes: true })
+    } catch {
+      return
+    }
+    for (const e of entries) {
+      const p = path.join(d, e.name)
+      if (e.isSymbolicLink() && e.name.startsWith('tsx-')) continue
+      if (e.isDirectory()) walk(p)
+      else out.push(p)
+    }
+  }
+  walk(dir)
+  return out
+}
+
 export function descendants(pid: number, parents = processTable()): number[] {
   const out: number[] = []
   const stack = [pid]

@@ -1,5 +1,6 @@
 // Time-driven job rules, black box, on stacks with shortened clocks (every limit is configuration).
-import { readdir } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { invoicePdf, scannedPdf } from '../fixtures/make-fixtures.ts'
@@ -141,4 +142,56 @@ describe('retention (spec: 24 h, then job_expired)', () => {
       expect(unknown.status).toBe(404)
     }
   }, 240_000)
+})
+
+describe('stored files no live job owns (a submission killed between storing its upload and committing)', () => {
+  it('are deleted once older than QUIRE_BLOB_SWEEP_MIN_AGE_MS; files of live jobs and files Quire did not make stay', async () => {
+    const s = await stackWith({ QUIRE_BLOB_SWEEP_INTERVAL_MS: '500', QUIRE_BLOB_SWEEP_MIN_AGE_MS: '8000' })
+    const blobDir = s.env.QUIRE_BLOB_DIR!
+    const { key } = await newWorkspace(s.baseUrl, 'B')
+    const r = await call(s.baseUrl, 'POST', '/v1/jobs', {
+      key,
+      form: fileForm('files', [{ name: 'live.pdf', bytes: await invoicePdf() }]),
+    })
+    const liveJob: string = r.body[0].job_id
+    await pollUntil(
+      () => call(s.baseUrl, 'GET', `/v1/jobs/${liveJob}`, { key }),
+      (x) => x.body.status === 'completed',
+      60_000,
+    )
+    // Files as a killed submission leaves them: keys of jobs that never committed, one stored an hour ago, one now.
+    const plant = async (relative: string, ageMs: number) => {
+      const p = path.join(blobDir, relative)
+      await mkdir(path.dirname(p), { recursive: true })
+      await writeFile(p, '%PDF-1.4 never committed')
+      const t = new Date(Date.now() - ageMs)
+      await utimes(p, t, t)
+      return p
+    }
+    const orphanKey = () => {
+      const id = `job_${randomBytes(12).toString('hex')}`
+      return `ws_gone/${id.slice(-2)}/${id}-0`
+    }
+    const old = await plant(orphanKey(), 3_600_000)
+    const recent = await plant(orphanKey(), 0)
+    const foreign = await plant('imports/readme.txt', 3_600_000)
+    const live = (await filesUnder(blobDir)).find((f) => f.includes(liveJob))!
+    expect(live).toBeDefined()
+
+    await pollUntil(
+      () => filesUnder(blobDir),
+      (files) => !files.includes(old),
+      30_000,
+    )
+    expect(await filesUnder(blobDir)).toEqual(expect.arrayContaining([recent, foreign, live]))
+    // Past the minimum age the recent one goes too; the live job's file (older than that by now) stays.
+    await pollUntil(
+      () => filesUnder(blobDir),
+      (files) => !files.includes(recent),
+      30_000,
+    )
+    expect((await filesUnder(blobDir)).sort()).toEqual([foreign, live].sort())
+    const job = await call(s.baseUrl, 'GET', `/v1/jobs/${liveJob}?include=result`, { key })
+    expect(job.body.status).toBe('completed')
+  }, 120_000)
 })

@@ -1,11 +1,13 @@
 // Blob storage in S3 (QUIRE_BLOB_STORE=s3): the apps run as separate processes against a real S3-compatible server
 // (s3rver) reached through the AWS SDK. Uploads land in the bucket, the parse stage reads them back, retention
-// deletes them, and a bad configuration stops a process at start.
+// deletes them, the blob sweep deletes objects of jobs that never committed, and a bad configuration stops a process
+// at start.
 import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
+import { ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
 import { startS3Server, type S3TestServer } from '@quire/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { invoicePdf } from '../fixtures/make-fixtures.ts'
@@ -37,6 +39,8 @@ beforeAll(async () => {
       }),
       QUIRE_JOB_RETENTION_MS: '15000',
       QUIRE_SWEEP_INTERVAL_MS: '250',
+      QUIRE_BLOB_SWEEP_INTERVAL_MS: '500',
+      QUIRE_BLOB_SWEEP_MIN_AGE_MS: '2000',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },
   })
@@ -115,6 +119,20 @@ describe('QUIRE_BLOB_STORE=s3', () => {
     )
     expect(localLeft).toEqual([])
   }, 120_000)
+
+  it('objects of jobs that never committed are deleted by the blob sweep; other objects stay', async () => {
+    const jobId = `job_${randomBytes(12).toString('hex')}`
+    const orphan = `${PREFIX}/ws_gone/${jobId.slice(-2)}/${jobId}-0`
+    const keep = [`${PREFIX}/imports/readme.txt`, `elsewhere/ws_gone/${jobId.slice(-2)}/${jobId}-0`]
+    for (const Key of [orphan, ...keep])
+      await client.send(new PutObjectCommand({ Bucket: BUCKET, Key, Body: '%PDF-1.4 never committed' }))
+    await pollUntil(
+      () => objectsUnder(orphan),
+      (objects) => objects.length === 0,
+      30_000,
+    )
+    for (const Key of keep) expect(await objectsUnder(Key)).toHaveLength(1)
+  }, 60_000)
 
   it('a bad blob store configuration stops the api and the stage worker at start, naming the problem', async () => {
     const cases: [Record<string, string>, string][] = [

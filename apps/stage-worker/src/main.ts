@@ -59,6 +59,8 @@ const sweepers = startJobSweepers({
   retentionMs: config.retentionMs,
   syncJobTimeoutMs: config.syncJobTimeoutMs,
   requeueAfterMs: config.requeueAfterMs,
+  blobSweepIntervalMs: config.blobSweepIntervalMs,
+  blobSweepMinAgeMs: config.blobSweepMinAgeMs,
   errorGroupRetryScheduleMs: config.errorGroupRetryScheduleMs,
   onCommit: relay.kick,
 })

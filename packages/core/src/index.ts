@@ -55,6 +55,7 @@ export type {
 export { awaitJobs, degradeSyncJobs } from './jobs/await-jobs.ts'
 export { getDocument } from './documents/get-document.ts'
 export { expireJobs, timeOutSyncJobs } from './jobs/expire-jobs.ts'
+export { jobIdOfBlobKey, sweepUnownedBlobs } from './jobs/sweep-unowned-blobs.ts'
 export { reviewDocument } from './documents/review-document.ts'
 export type { ReviewAction } from './documents/review-document.ts'
 export { requeueStalledWork } from './jobs/requeue-stalled-work.ts'

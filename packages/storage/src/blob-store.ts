@@ -1,7 +1,10 @@
 import { createReadStream } from 'node:fs'
-import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises'
+import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
+
+/** A stored object as `list` gives it. */
+export type StoredBlob = { key: string; modifiedAt: Date }
 
 /** Where uploaded files live between intake and retention. Keys are relative, slash-separated paths. */
 export type BlobStore = {
@@ -12,6 +15,8 @@ export type BlobStore = {
   read(key: string): Readable
   delete(key: string): Promise<void>
   exists(key: string): Promise<boolean>
+  /** Every stored object, in no set order (for sweeps of objects no job owns; never on a request's path). */
+  list(): AsyncIterable<StoredBlob>
 }
 
 export function createFsBlobStore(opts: { dir: string }): BlobStore {
@@ -64,5 +69,26 @@ export function createFsBlobStore(opts: { dir: string }): BlobStore {
         throw err
       }
     },
+    list: () => listFiles(root),
+  }
+}
+
+/** Files under `root` as slash-separated keys; one directory read at a time, so memory stays flat. */
+async function* listFiles(root: string, dir = root): AsyncGenerator<StoredBlob> {
+  let entries: import('node:fs').Dirent[]
+  try {
+    entries = await readdir(dir, { withFileTypes: true })
+  } catch (err) {
+    // A store nothing was written to yet, or a directory removed while listing.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return
+    throw err
+  }
+  for (const e of entries) {
+    const p = path.join(dir, e.name)
+    if (e.isDirectory()) yield* listFiles(root, p)
+    else if (e.isFile()) {
+      const st = await stat(p).catch(() => undefined)
+      if (st) yield { key: path.relative(root, p).split(path.sep).join('/'), modifiedAt: st.mtime }
+    }
   }
 }

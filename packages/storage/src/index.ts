@@ -1,5 +1,5 @@
 export { createFsBlobStore } from './blob-store.ts'
-export type { BlobStore } from './blob-store.ts'
+export type { BlobStore, StoredBlob } from './blob-store.ts'
 export { createS3BlobStore, blobNotFound } from './s3-blob-store.ts'
 export type { S3BlobStoreOptions } from './s3-blob-store.ts'
 export { createBlobStore } from './create-blob-store.ts'

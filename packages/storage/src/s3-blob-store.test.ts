@@ -52,7 +52,7 @@ const tempFile = (content: string | Buffer) => {
   writeFileSync(p, content)
   return p
 }
-const storeWith = (extra: { prefix?: string; bucket?: string; cacheMaxAgeMs?: number } = {}) => {
+const storeWith = (extra: { prefix?: string; bucket?: string; cacheMaxAgeMs?: number; listPageSize?: number } = {}) => {
   const cacheDir = path.join(dir, `cache-${n++}`)
   const store = createS3BlobStore({
     bucket: extra.bucket ?? BUCKET,
@@ -62,6 +62,7 @@ const storeWith = (extra: { prefix?: string; bucket?: string; cacheMaxAgeMs?: nu
     credentials: s3.credentials,
     prefix: extra.prefix,
     cacheMaxAgeMs: extra.cacheMaxAgeMs,
+    listPageSize: extra.listPageSize,
     cacheDir,
   })
   return { store, cacheDir }
@@ -199,6 +200,39 @@ describe('S3 blob store', () => {
     await vi.waitFor(() => expect(existsSync(old)).toBe(false), { timeout: 3_000 })
     expect(existsSync(fresh)).toBe(true)
     expect(readdirSync(cacheDir)).toEqual([path.basename(fresh)])
+  })
+})
+
+describe('S3 blob store: list', () => {
+  it('lists every object under the prefix as keys without it, across pages, with its modification time', async () => {
+    const { store } = storeWith({ prefix: 'listed', listPageSize: 2 })
+    const keys = ['ws_1/aa/job_1-0', 'ws_1/aa/job_1-1', 'ws_1/bb/job_2-0', 'ws_2/cc/job_3-0', 'ws_2/dd/job_4-0']
+    const before = Date.now() - 5_000
+    for (const k of keys) await store.putFile(k, tempFile(k))
+    // Outside the prefix: another tenant's object and one whose name merely starts like the prefix.
+    await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'listed-not/ws_1/x', Body: 'other' }))
+    await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'elsewhere/ws_1/x', Body: 'other' }))
+    const listed = []
+    for await (const b of store.list()) listed.push(b)
+    expect(listed.map((b) => b.key).sort()).toEqual(keys)
+    for (const b of listed) {
+      expect(b.modifiedAt.getTime()).toBeGreaterThan(before)
+      expect(b.modifiedAt.getTime()).toBeLessThanOrEqual(Date.now() + 5_000)
+    }
+    await store.delete(keys[0]!)
+    const after = []
+    for await (const b of store.list()) after.push(b.key)
+    expect(after.sort()).toEqual(keys.slice(1))
+  })
+
+  it('a missing bucket is an error naming it', async () => {
+    const { store } = storeWith({ bucket: 'no-such-bucket' })
+    const err = await rejection(
+      (async () => {
+        for await (const _ of store.list()) break
+      })(),
+    )
+    expect(err.message).toContain('no-such-bucket')
   })
 })
 

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { S3Client } from '@aws-sdk/client-s3'
-import type { BlobStore } from './blob-store.ts'
+import type { BlobStore, StoredBlob } from './blob-store.ts'
 
 export type S3BlobStoreOptions = {
   bucket: string
@@ -26,6 +26,8 @@ export type S3BlobStoreOptions = {
   requestTimeoutMs?: number
   /** Attempts per request (uploads are retried by the store itself, with a fresh file stream). */
   maxAttempts?: number
+  /** Keys asked for per ListObjectsV2 request by `list` (S3's own limit and default: 1000). */
+  listPageSize?: number
 }
 
 type S3Failure = { name?: string; code?: string; $metadata?: { httpStatusCode?: number } }
@@ -245,6 +247,32 @@ export function createS3BlobStore(opts: S3BlobStoreOptions): BlobStore {
         }
         throw storeError('check', key, Bucket, err)
       }
+    },
+
+    async *list(): AsyncGenerator<StoredBlob> {
+      const { client, s3 } = await connect()
+      let ContinuationToken: string | undefined
+      do {
+        let page: import('@aws-sdk/client-s3').ListObjectsV2CommandOutput
+        try {
+          page = await client.send(
+            new s3.ListObjectsV2Command({
+              Bucket,
+              Prefix: prefix || undefined,
+              ContinuationToken,
+              MaxKeys: opts.listPageSize,
+            }),
+          )
+        } catch (err) {
+          throw storeError('list', prefix || '/', Bucket, err)
+        }
+        for (const o of page.Contents ?? []) {
+          // Without a date (S3 always gives one) an object counts as new: a sweep by age leaves it alone.
+          if (o.Key?.startsWith(prefix) && o.Key.length > prefix.length)
+            yield { key: o.Key.slice(prefix.length), modifiedAt: o.LastModified ?? new Date() }
+        }
+        ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined
+      } while (ContinuationToken)
     },
   }
 }

@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import S3rver from 's3rver'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
 
 export type S3TestServer = {
   /** http://127.0.0.1:<port>; use with `forcePathStyle: true`. */
@@ -11,24 +13,33 @@ export type S3TestServer = {
   close(): Promise<void>
 }
 
-/** A real S3-compatible HTTP server (s3rver) on a free local port, with the given buckets created empty. */
+const CHILD = fileURLToPath(new URL('./s3-server.child.mjs', import.meta.url))
+
+/**
+ * A real S3-compatible HTTP server (s3rver) on a free local port, with the given buckets created empty. It runs in a
+ * process of its own with OpenSSL's legacy provider, which its continuation tokens (paged listings) need.
+ */
 export async function startS3Server(opts: { buckets: string[] }): Promise<S3TestServer> {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'quire-s3rver-'))
-  const server = new S3rver({
-    address: '127.0.0.1',
-    port: 0,
-    silent: true,
-    directory,
-    configureBuckets: opts.buckets.map((name) => ({ name, configs: [] })),
+  const child = spawn(process.execPath, ['--openssl-legacy-provider', CHILD, directory, JSON.stringify(opts.buckets)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
   })
-  const { port } = await server.run()
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('error', reject)
+    child.once('exit', (code, signal) => reject(new Error(`s3rver exited before listening (${code ?? signal})`)))
+    createInterface({ input: child.stdout! }).once('line', (line) =>
+      resolve((JSON.parse(line) as { port: number }).port),
+    )
+  })
   return {
     endpoint: `http://127.0.0.1:${port}`,
     region: 'us-east-1',
     // s3rver accepts these fixed credentials (and checks the SigV4 signature made with them).
     credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
     async close() {
-      await server.close()
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+      await exited
       rmSync(directory, { recursive: true, force: true })
     },
   }

@@ -1,4 +1,4 @@
-import { expireJobs, requeueStalledWork, retryDueErrorGroups, timeOutSyncJobs } from '@quire/core'
+import { expireJobs, requeueStalledWork, retryDueErrorGroups, sweepUnownedBlobs, timeOutSyncJobs } from '@quire/core'
 import type { Db } from '@quire/db'
 import type { BlobStore } from '@quire/storage'
 import type { Logger } from 'pino'
@@ -6,7 +6,10 @@ import type { Logger } from 'pino'
 /** How often due error-group retries are looked for, at most. */
 const ERROR_GROUP_POLL_MS = 1000
 
-/** Periodic sweeps over jobs: retention, the hard limit of synchronous jobs, and work Redis lost. */
+/**
+ * Periodic sweeps over jobs: retention, the hard limit of synchronous jobs, work Redis lost, and stored files no live
+ * job owns.
+ */
 export function startJobSweepers(opts: {
   db: Db
   blobs: BlobStore
@@ -15,6 +18,8 @@ export function startJobSweepers(opts: {
   retentionMs: number
   syncJobTimeoutMs: number
   requeueAfterMs: number
+  blobSweepIntervalMs: number
+  blobSweepMinAgeMs: number
   errorGroupRetryScheduleMs: readonly number[]
   onCommit: () => void
 }) {
@@ -63,10 +68,32 @@ export function startJobSweepers(opts: {
     }
   }
   const groupTimer = setInterval(() => void retryGroups(), Math.min(opts.intervalMs, ERROR_GROUP_POLL_MS))
+  // Listing the whole store is the costly part (every object of a bucket): rare, and each worker starts at a random
+  // offset so several workers started together do not list at once.
+  let sweepingBlobs = false
+  const sweepBlobs = async () => {
+    if (sweepingBlobs) return
+    sweepingBlobs = true
+    try {
+      const swept = await sweepUnownedBlobs({ db: opts.db, blobs: opts.blobs, minAgeMs: opts.blobSweepMinAgeMs })
+      if (swept.deleted) opts.log.info(swept, 'stored files without a live job deleted')
+    } catch (err) {
+      opts.log.warn({ err }, 'blob store sweep failed; will retry')
+    } finally {
+      sweepingBlobs = false
+    }
+  }
+  let blobTimer: NodeJS.Timeout | undefined
+  const firstBlobSweep = setTimeout(() => {
+    void sweepBlobs()
+    blobTimer = setInterval(() => void sweepBlobs(), opts.blobSweepIntervalMs)
+  }, Math.random() * opts.blobSweepIntervalMs)
   return {
     stop: () => {
       clearInterval(timer)
       clearInterval(groupTimer)
+      clearTimeout(firstBlobSweep)
+      clearInterval(blobTimer)
     },
   }
 }
