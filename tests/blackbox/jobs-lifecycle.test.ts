@@ -194,4 +194,21 @@ describe('stored files no live job owns (a submission killed between storing its
     const job = await call(s.baseUrl, 'GET', `/v1/jobs/${liveJob}?include=result`, { key })
     expect(job.body.status).toBe('completed')
   }, 120_000)
+
+  it('QUIRE_BLOB_SWEEP_INTERVAL_MS=0 turns the sweep off (a store shared with another deployment)', async () => {
+    const s = await stackWith({
+      QUIRE_BLOB_SWEEP_INTERVAL_MS: '0',
+      QUIRE_BLOB_SWEEP_MIN_AGE_MS: '1000',
+      QUIRE_SWEEP_INTERVAL_MS: '250',
+    })
+    const id = `job_${randomBytes(12).toString('hex')}`
+    const file = path.join(s.env.QUIRE_BLOB_DIR!, 'ws_other', id.slice(-2), `${id}-0`)
+    await mkdir(path.dirname(file), { recursive: true })
+    await writeFile(file, '%PDF-1.4 another deployment')
+    const hourAgo = new Date(Date.now() - 3_600_000)
+    await utimes(file, hourAgo, hourAgo)
+    // The worker's other sweeps run every 250 ms meanwhile; with the blob sweep on, this file goes within a second.
+    await new Promise((r) => setTimeout(r, 4_000))
+    expect(await filesUnder(s.env.QUIRE_BLOB_DIR!)).toContain(file)
+  }, 120_000)
 })

@@ -37,8 +37,12 @@ const Env = SharedEnv.extend({
   /** A synchronous job still running after this long ends as timed_out. */
   QUIRE_SYNC_JOB_TIMEOUT_MS: z.coerce.number().int().min(1).default(600_000),
   QUIRE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
-  /** How often the blob store is listed for files no live job owns (each worker, at a random offset). */
-  QUIRE_BLOB_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(3_600_000),
+  /** How often the blob store is listed for files no live job owns (each worker, at a random offset); 0: never. */
+  QUIRE_BLOB_SWEEP_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .refine((n) => n === 0 || n >= 100, '0 (never) or at least 100 (ms)')
+    .default(3_600_000),
   /** A file no live job owns is deleted once it is this old (a submission stores its files just before it commits). */
   QUIRE_BLOB_SWEEP_MIN_AGE_MS: z.coerce.number().int().min(1000).default(3_600_000),
   /** Work without progress for this long is queued again (a no-op while Redis still holds it). */

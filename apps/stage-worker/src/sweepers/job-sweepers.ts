@@ -18,6 +18,7 @@ export function startJobSweepers(opts: {
   retentionMs: number
   syncJobTimeoutMs: number
   requeueAfterMs: number
+  /** 0: never (a store another deployment writes to as well would lose that deployment's files). */
   blobSweepIntervalMs: number
   blobSweepMinAgeMs: number
   errorGroupRetryScheduleMs: readonly number[]
@@ -84,10 +85,13 @@ export function startJobSweepers(opts: {
     }
   }
   let blobTimer: NodeJS.Timeout | undefined
-  const firstBlobSweep = setTimeout(() => {
-    void sweepBlobs()
-    blobTimer = setInterval(() => void sweepBlobs(), opts.blobSweepIntervalMs)
-  }, Math.random() * opts.blobSweepIntervalMs)
+  const firstBlobSweep =
+    opts.blobSweepIntervalMs > 0
+      ? setTimeout(() => {
+          void sweepBlobs()
+          blobTimer = setInterval(() => void sweepBlobs(), opts.blobSweepIntervalMs)
+        }, Math.random() * opts.blobSweepIntervalMs)
+      : undefined
   return {
     stop: () => {
       clearInterval(timer)
