@@ -128,7 +128,52 @@ describe('PostgreSQL outage', () => {
       },
       (n) => n === JOBS,
       60_000,
-    )
+    ).catch(async (err) => {
+      throw new Error(`${(err as Error).message}\n${await whyNotDelivered(jobIds.filter((id) => !deliveries.has(id)))}`)
+    })
     for (const id of jobIds) expect(deliveries.get(id)?.size, id).toBe(1)
   }, 300_000)
 })
+
+/**
+ * For a failure report: where the job.completed of each job not delivered stands (its job.finished event, fan-out
+ * row, deliveries and attempts), and the dispatcher's last distinct log messages.
+ */
+async function whyNotDelivered(missing: string[]): Promise<string> {
+  const db = new pg.Client({ connectionString: directUrl() })
+  await db.connect()
+  try {
+    const events = await db.query(
+      `SELECT e.id, e.job_id, e.created_at, e.fanned_out_at,
+              (SELECT json_agg(json_build_object('id', o.id, 'dispatched_at', o.dispatched_at, 'dispatch_after',
+                               o.dispatch_after, 'replace_finished', o.replace_finished))
+               FROM outbox o WHERE o.job_key LIKE '%' || e.id || '%') AS outbox,
+              (SELECT json_agg(json_build_object('id', d.id, 'status', d.status, 'attempts', d.attempts,
+                               'next_attempt_at', d.next_attempt_at,
+                               'log', (SELECT json_agg(json_build_object('attempt', a.attempt, 'status_code', a.status_code))
+                                       FROM delivery_attempts a WHERE a.delivery_id = d.id)))
+               FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries
+       FROM events e WHERE e.job_id = ANY($1) AND e.type = 'job.finished'`,
+      [missing],
+    )
+    const log = ctx.stack.logs['webhook-dispatcher']
+      .join('')
+      .split('\n')
+      .map((line) => {
+        try {
+          const l = JSON.parse(line) as { time: number; msg: string; jobId?: string; err?: { message?: string } }
+          return `${new Date(l.time).toISOString()} ${l.msg} ${l.jobId ?? ''} ${l.err?.message ?? ''}`
+        } catch {
+          return line
+        }
+      })
+      .filter((line, i, all) => line.trim() && line.slice(25) !== all[i - 1]?.slice(25))
+      .slice(-30)
+      .join('\n')
+    return `not delivered: ${JSON.stringify(events.rows, null, 1)}\ndispatcher log (last lines):\n${log}`
+  } catch (err) {
+    return `(could not read why: ${(err as Error).message})`
+  } finally {
+    await db.end()
+  }
+}

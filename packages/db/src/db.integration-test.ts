@@ -1,3 +1,4 @@
+import net from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
 import { ApiForm, createPrisma, directQuery, inTransaction, isRetryableTxError, Prisma, type Db } from './index.ts'
 
@@ -123,6 +124,49 @@ describe('the connection pool (packages/db/src/pool.ts)', () => {
       expect(await backendPid(db)).toBe(pid)
     } finally {
       await db.$disconnect()
+    }
+  })
+
+  it('a connection reset mid-query fails that query and nothing else: no uncaught exception, the next query reconnects', async () => {
+    // PostgreSQL reached through a local relay whose sockets the test resets (as a network cut or a proxy restart).
+    const target = new URL(url)
+    const sockets = new Set<net.Socket>()
+    const relay = net.createServer((inbound) => {
+      const outbound = net.connect(Number(target.port || 5432), target.hostname)
+      for (const s of [inbound, outbound]) {
+        sockets.add(s)
+        s.on('error', () => {})
+        s.on('close', () => sockets.delete(s))
+      }
+      inbound.pipe(outbound).pipe(inbound)
+    })
+    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r))
+    const relayed = new URL(url)
+    relayed.hostname = '127.0.0.1'
+    relayed.port = String((relay.address() as net.AddressInfo).port)
+    const db = createPrisma(relayed.toString(), { poolMax: 1 })
+    const uncaught: unknown[] = []
+    const onUncaught = (err: unknown) => uncaught.push(err)
+    // Vitest's own handler would fail the run on one; this test wants to see whether one happens.
+    const vitestHandlers = process.listeners('uncaughtException')
+    process.removeAllListeners('uncaughtException')
+    process.on('uncaughtException', onUncaught)
+    try {
+      const pid = await backendPid(db)
+      const slow = directQuery(db, { text: 'SELECT pg_sleep(5)', values: [] })
+      await new Promise((r) => setTimeout(r, 200))
+      for (const s of sockets) s.resetAndDestroy()
+      await expect(slow).rejects.toThrow(/ECONNRESET|terminated|Connection/i)
+      await new Promise((r) => setTimeout(r, 200))
+      expect(uncaught).toEqual([])
+      expect(await backendPid(db)).not.toBe(pid)
+    } finally {
+      process.removeListener('uncaughtException', onUncaught)
+      for (const h of vitestHandlers) process.on('uncaughtException', h)
+      await db.$disconnect()
+      // The pool lets its last idle connection go after its idle timeout; the relay's sockets need not wait for it.
+      for (const s of sockets) s.destroy()
+      await new Promise((r) => relay.close(r))
     }
   })
 

@@ -23,16 +23,24 @@ export class Pool extends pg.Pool {
 
   private async queryKeepingConnection(config: unknown, values: unknown): Promise<pg.QueryResult> {
     const client = await this.connect()
+    // As pg.Pool#query does: a connection that breaks mid-query fails the query and also emits 'error' on the
+    // client, which a checked-out client has no listener for (the pool listens only while it is idle); unheard, that
+    // event is an uncaught exception. The query's own rejection carries the error.
+    client.on('error', ignore)
     try {
       const result = await client.query(config as pg.QueryConfig, values as unknown[] | undefined)
+      client.removeListener('error', ignore)
       client.release()
       return result
     } catch (err) {
+      client.removeListener('error', ignore)
       client.release(statementOnly(err) ? undefined : (err as Error))
       throw err
     }
   }
 }
+
+const ignore = () => {}
 
 /** An error PostgreSQL reported for the statement alone: the connection stays usable. */
 function statementOnly(err: unknown): boolean {
