@@ -35,12 +35,25 @@ export class Pool extends pg.Pool {
     } catch (err) {
       client.removeListener('error', ignore)
       client.release(statementOnly(err) ? undefined : (err as Error))
+      if (SOCKET_ERRORS.has((err as NodeJS.ErrnoException)?.code ?? '')) markPostgresql(err as Error)
       throw err
     }
   }
 }
 
 const ignore = () => {}
+
+/** Errors of the connection's socket: this query's PostgreSQL connection broke (the server, or the network to it). */
+const SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNREFUSED'])
+
+/**
+ * Marks a socket error as PostgreSQL's (`@quire/runtime` dependencyDown reads the mark): a bare `read ECONNRESET`
+ * says nothing of whose socket it was, so a worker would otherwise count it as a failed attempt instead of waiting
+ * for the database. The symbol is the global one `DEPENDENCY_MARK` names.
+ */
+function markPostgresql(err: Error) {
+  Object.defineProperty(err, Symbol.for('quire.dependency'), { value: 'postgresql', configurable: true })
+}
 
 /** An error PostgreSQL reported for the statement alone: the connection stays usable. */
 function statementOnly(err: unknown): boolean {

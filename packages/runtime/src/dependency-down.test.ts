@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { dependencyDown } from './dependency-down.ts'
+import { DEPENDENCY_MARK, dependencyDown } from './dependency-down.ts'
 
 describe('dependencyDown', () => {
   it('names PostgreSQL for Prisma connection errors, adapter kinds and SQLSTATEs of a stopping server', () => {
@@ -46,6 +46,16 @@ describe('dependencyDown', () => {
       ),
     ).toBe('postgresql')
     expect(dependencyDown(Object.assign(new Error('duplicate key value'), { code: '23505' }))).toBeNull()
+  })
+
+  it("names what a client marked: a bare socket error is anyone's, so only a marked one is an outage", () => {
+    const reset = () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' })
+    // A webhook receiver or an HTTP client hanging up looks the same, and must not count as a dependency outage.
+    expect(dependencyDown(reset())).toBeNull()
+    const marked = Object.defineProperty(reset(), Symbol.for('quire.dependency'), { value: 'postgresql' })
+    expect(dependencyDown(marked)).toBe('postgresql')
+    expect(dependencyDown(new Error('stage failed', { cause: marked }))).toBe('postgresql')
+    expect(dependencyDown(Object.defineProperty(reset(), DEPENDENCY_MARK, { value: 'something else' }))).toBeNull()
   })
 
   it('leaves other errors alone (a constraint violation is not an outage)', () => {

@@ -5,6 +5,13 @@
  */
 export type Dependency = 'postgresql' | 'redis'
 
+/**
+ * Where a client marks a socket error it knows came from its own connection (a bare `read ECONNRESET` could be any
+ * peer's, an HTTP client hanging up or a webhook receiver, so its code alone says nothing). A global symbol, so the
+ * marking package needs no dependency on this one.
+ */
+export const DEPENDENCY_MARK = Symbol.for('quire.dependency')
+
 // Prisma: P1001 can't reach, P1002 timed out, P1008 operation timed out, P1017 server closed the connection,
 // P2024 pool timeout. Driver adapter kinds seen when the server is gone or restarting.
 const PRISMA_OUTAGE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024'])
@@ -48,6 +55,8 @@ type ErrorLike = {
 
 export function dependencyDown(err: unknown, depth = 0): Dependency | null {
   if (!err || typeof err !== 'object' || depth > 4) return null
+  const marked = (err as { [DEPENDENCY_MARK]?: unknown })[DEPENDENCY_MARK]
+  if (marked === 'postgresql' || marked === 'redis') return marked
   const e = err as ErrorLike
   const code = typeof e.code === 'string' ? e.code : ''
   const message = typeof e.message === 'string' ? e.message : ''

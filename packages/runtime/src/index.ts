@@ -1,2 +1,2 @@
 export { guardProcess, type GuardLog } from './process-guards.ts'
-export { type Dependency, dependencyDown } from './dependency-down.ts'
+export { DEPENDENCY_MARK, type Dependency, dependencyDown } from './dependency-down.ts'
