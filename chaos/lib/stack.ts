@@ -278,7 +278,6 @@ function processTable(): Map<number, number[]> {
   return parents
 }
 
-/** Every descendant of `pid` (children, grandchildren, ...). */
 /** Every file under `dir` (absolute paths); tsx's cache links in a temporary directory are not the stack's files. */
 export function filesUnder(dir: string): string[] {
   const out: string[] = []
@@ -300,6 +299,7 @@ export function filesUnder(dir: string): string[] {
   return out
 }
 
+/** Every descendant of `pid` (children, grandchildren, ...). */
 export function descendants(pid: number, parents = processTable()): number[] {
   const out: number[] = []
   const stack = [pid]

@@ -1,5 +1,5 @@
-import net from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
+import { startTcpProxy } from '../../../tests/blackbox/tcp-proxy.ts'
 import { ApiForm, createPrisma, directQuery, inTransaction, isRetryableTxError, Prisma, type Db } from './index.ts'
 
 const url = process.env.DATABASE_URL
@@ -128,22 +128,12 @@ describe('the connection pool (packages/db/src/pool.ts)', () => {
   })
 
   it("a connection reset mid-query fails that query, marked as PostgreSQL's; no uncaught exception; the next query reconnects", async () => {
-    // PostgreSQL reached through a local relay whose sockets the test resets (as a network cut or a proxy restart).
+    // PostgreSQL reached through the project's TCP proxy, whose cut resets every open socket (a network cut).
     const target = new URL(url)
-    const sockets = new Set<net.Socket>()
-    const relay = net.createServer((inbound) => {
-      const outbound = net.connect(Number(target.port || 5432), target.hostname)
-      for (const s of [inbound, outbound]) {
-        sockets.add(s)
-        s.on('error', () => {})
-        s.on('close', () => sockets.delete(s))
-      }
-      inbound.pipe(outbound).pipe(inbound)
-    })
-    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r))
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
     const relayed = new URL(url)
     relayed.hostname = '127.0.0.1'
-    relayed.port = String((relay.address() as net.AddressInfo).port)
+    relayed.port = String(proxy.port)
     const db = createPrisma(relayed.toString(), { poolMax: 1 })
     const uncaught: unknown[] = []
     const onUncaught = (err: unknown) => uncaught.push(err)
@@ -155,7 +145,7 @@ describe('the connection pool (packages/db/src/pool.ts)', () => {
       const pid = await backendPid(db)
       const slow = directQuery(db, { text: 'SELECT pg_sleep(5)', values: [] })
       await new Promise((r) => setTimeout(r, 200))
-      for (const s of sockets) s.resetAndDestroy()
+      await proxy.cut()
       const failure = await slow.then(
         () => null,
         (err: Error) => err,
@@ -166,14 +156,13 @@ describe('the connection pool (packages/db/src/pool.ts)', () => {
       expect((failure as unknown as Record<symbol, unknown>)[Symbol.for('quire.dependency')]).toBe('postgresql')
       await new Promise((r) => setTimeout(r, 200))
       expect(uncaught).toEqual([])
+      await proxy.restore()
       expect(await backendPid(db)).not.toBe(pid)
     } finally {
       process.removeListener('uncaughtException', onUncaught)
       for (const h of vitestHandlers) process.on('uncaughtException', h)
       await db.$disconnect()
-      // The pool lets its last idle connection go after its idle timeout; the relay's sockets need not wait for it.
-      for (const s of sockets) s.destroy()
-      await new Promise((r) => relay.close(r))
+      await proxy.close()
     }
   })
 

@@ -165,6 +165,15 @@ export async function createJob(opts: {
 export const blobKeyFor = (workspaceId: string, jobId: string, position: number) =>
   `${workspaceId}/${jobId.slice(-2)}/${jobId}-${position}`
 
+/** The key format `blobKeyFor` makes: `<workspace>/<last two hex of the job id>/<job id>-<position>`. */
+const JOB_FILE_KEY = /^[^/]+\/[0-9a-f]{2}\/(job_[0-9a-f]+)-\d+$/
+
+/** The job a stored file belongs to, from its key; undefined for a key Quire did not make. */
+export function jobIdOfBlobKey(key: string): string | undefined {
+  const m = JOB_FILE_KEY.exec(key)
+  return m && key.split('/')[1] === m[1]!.slice(-2) ? m[1] : undefined
+}
+
 /** The SQLSTATE `submit_job` raises when the reservation is refused. */
 const REFUSED = 'QR402'
 

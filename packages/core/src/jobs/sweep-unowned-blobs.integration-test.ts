@@ -7,9 +7,9 @@ import { type BlobStore, createFsBlobStore } from '@quire/storage'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ensurePlatformPipelines } from '../pipelines/pipelines.ts'
 import { createWorkspace } from '../workspaces/workspaces.ts'
-import { blobKeyFor } from './create-job.ts'
+import { blobKeyFor, jobIdOfBlobKey } from './create-job.ts'
 import { submitTestJob } from './submit-job.test-helper.ts'
-import { jobIdOfBlobKey, sweepUnownedBlobs } from './sweep-unowned-blobs.ts'
+import { sweepUnownedBlobs } from './sweep-unowned-blobs.ts'
 
 // The sweep of stored files no live job owns, on real PostgreSQL and a real filesystem store.
 

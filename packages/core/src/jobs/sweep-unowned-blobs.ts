@@ -1,14 +1,6 @@
 import { type Db, directQuery } from '@quire/db'
 import type { BlobStore } from '@quire/storage'
-
-/** A job file's key as `blobKeyFor` makes it: `<workspace>/<last two hex of the job id>/<job id>-<position>`. */
-const JOB_FILE_KEY = /^[^/]+\/[0-9a-f]{2}\/(job_[0-9a-f]+)-\d+$/
-
-/** The job a stored file belongs to, from its key; undefined for a key Quire did not make. */
-export function jobIdOfBlobKey(key: string): string | undefined {
-  const m = JOB_FILE_KEY.exec(key)
-  return m && key.split('/')[1] === m[1]!.slice(-2) ? m[1] : undefined
-}
+import { jobIdOfBlobKey } from './create-job.ts'
 
 /**
  * Deletes stored files no live job owns: a submission stores its files before its statement commits, so an API
