@@ -3,6 +3,9 @@
 // bench/baselines/bare-submit.ts). Only the API runs, so nothing competes for the machine. Both sides get the same
 // one-page PDF and the same closed-loop load (autocannon) at 1 and 8 connections, in interleaved rounds; medians.
 // Target: ≥ 0.8× the bare app's throughput, and its p99 within 1/0.8 of the bare app's.
+// A third side, measured in the same rounds and printed as a reference line (not a row): the bare app with Quire's
+// domain calls in place of its INSERT and UPDATE (bench/baselines/domain-submit.ts). It splits the distance into
+// what a job's rows and files cost and what the API around them costs.
 import { invoicePdf } from '../tests/fixtures/make-fixtures.ts'
 import { startBareSubmit } from './lib/bare-app.ts'
 import {
@@ -27,13 +30,23 @@ const bare = await startBareSubmit({
   DATABASE_URL: apps.databaseUrl,
   QUIRE_QUEUE_PREFIX: apps.env.QUIRE_QUEUE_PREFIX!,
 })
+let domain: Awaited<ReturnType<typeof startBareSubmit>> | undefined
 try {
   const { key } = await benchWorkspace(apps.baseUrl, 'B')
+  domain = await startBareSubmit(
+    {
+      DATABASE_URL: apps.databaseUrl,
+      QUIRE_QUEUE_PREFIX: apps.env.QUIRE_QUEUE_PREFIX!,
+      BENCH_WORKSPACE_ID: (await benchWorkspace(apps.baseUrl, 'B')).workspaceId,
+    },
+    'domain-submit.ts',
+  )
   const pdf = await invoicePdf()
   const { body, contentType } = multipartBody('files', 'invoice.pdf', pdf)
   const sides = {
     quire: { url: `${apps.baseUrl}/v1/jobs`, headers: { 'Content-Type': contentType, 'X-API-Key': key } },
     bare: { url: `${bare.url}/v1/jobs`, headers: { 'Content-Type': contentType } },
+    domain: { url: `${domain.url}/v1/jobs`, headers: { 'Content-Type': contentType } },
   }
   // Warm-up: JIT, connection pools, first-use caches.
   for (const side of Object.values(sides)) await load({ ...side, body, connections: 8, seconds: QUICK ? 1 : 3 })
@@ -42,11 +55,13 @@ try {
   // Where the time goes: CPU per request of each side's app process and of the PostgreSQL backends of the database
   // (both sides use the same one; their backends are told apart by the measuring window).
   const database = new URL(apps.databaseUrl).pathname.slice(1)
-  const pids = { quire: apps.pid('api'), bare: bare.pid }
+  const pids = { quire: apps.pid('api'), bare: bare.pid, domain: domain.pid }
   const cpu: Record<string, { app: number; pg: number; requests: number }> = {}
   for (let round = 0; round < ROUNDS; round++) {
     for (const connections of CONNECTIONS) {
-      const order = round % 2 ? (['bare', 'quire'] as const) : (['quire', 'bare'] as const)
+      const sideNames = ['quire', 'bare', 'domain'] as const
+      // Each side leads in turn, so none always runs right after another's load.
+      const order = sideNames.map((_, i) => sideNames[(i + round) % sideNames.length]!)
       for (const name of order) {
         const app0 = cpuMs(pids[name])
         const pg0 = postgresCpu(database)
@@ -66,6 +81,17 @@ try {
   for (const [k, c] of Object.entries(cpu)) {
     const per = (ms: number) => (ms / c.requests).toFixed(2)
     console.log(`  submit · CPU per request, ${k}: app ${per(c.app)} ms, PostgreSQL ${per(c.pg)} ms`)
+  }
+  for (const connections of CONNECTIONS) {
+    const q = results[`quire@${connections}`]!
+    const b = results[`bare@${connections}`]!
+    const d = results[`domain@${connections}`]!
+    const [rq, rb, rd] = [median(q.rps), median(b.rps), median(d.rps)]
+    console.log(
+      `  submit · reference at ${connections}: Quire's domain calls in the bare app ${rd.toFixed(1)} req/s, ` +
+        `${(rd / rb).toFixed(2)}× the bare app (the rows and files a job needs); the API ${(rq / rd).toFixed(2)}× of it ` +
+        `(the HTTP framework around them)`,
+    )
   }
   for (const connections of CONNECTIONS) {
     const q = results[`quire@${connections}`]!
@@ -94,6 +120,7 @@ try {
     })
   }
 } finally {
+  await domain?.stop()
   await bare.stop()
   await apps.stop()
 }

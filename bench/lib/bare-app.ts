@@ -1,11 +1,15 @@
-// Starts the bare submit baseline (bench/baselines/bare-submit.ts) as its own process, like the API.
+// Starts the bare submit baseline (bench/baselines/bare-submit.ts), or its domain reference
+// (bench/baselines/domain-submit.ts), as its own process, like the API.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { freePort, ROOT, sleep, stopChild } from './kit.ts'
 
-export async function startBareSubmit(env: { DATABASE_URL: string; QUIRE_QUEUE_PREFIX: string }) {
+export async function startBareSubmit(
+  env: { DATABASE_URL: string; QUIRE_QUEUE_PREFIX: string; BENCH_WORKSPACE_ID?: string },
+  script: 'bare-submit.ts' | 'domain-submit.ts' = 'bare-submit.ts',
+) {
   const port = await freePort()
   const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-bench-bare-'))
   const child: ChildProcess = spawn(
@@ -16,7 +20,7 @@ export async function startBareSubmit(env: { DATABASE_URL: string; QUIRE_QUEUE_P
       '--conditions=@quire/source',
       '--import',
       'tsx',
-      path.join(ROOT, 'bench', 'baselines', 'bare-submit.ts'),
+      path.join(ROOT, 'bench', 'baselines', script),
     ],
     {
       cwd: ROOT,
@@ -27,11 +31,11 @@ export async function startBareSubmit(env: { DATABASE_URL: string; QUIRE_QUEUE_P
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 60_000
   for (;;) {
-    if (child.exitCode !== null) throw new Error('the bare submit app exited')
+    if (child.exitCode !== null) throw new Error(`${script} exited`)
     try {
       if ((await fetch(`${url}/healthz`)).ok) break
     } catch {}
-    if (Date.now() > deadline) throw new Error('the bare submit app did not start')
+    if (Date.now() > deadline) throw new Error(`${script} did not start`)
     await sleep(100)
   }
   return {

@@ -1,0 +1,73 @@
+// A reference for the submit scenario, not its baseline: the bare app (bench/baselines/bare-submit.ts) with its
+// INSERT and UPDATE replaced by Quire's own domain calls (intakeFile, createJob and the direct dispatch of the first
+// stage), and none of the API around them (no key, routing, validation, presenter, logging or metrics). Measured
+// beside the two sides, it splits Quire's distance from the bare app into what a job's rows and files cost (the bare
+// app against this one) and what the HTTP framework costs (this one against the API).
+// Env: DATABASE_URL, REDIS_URL, BENCH_PORT, BENCH_UPLOAD_DIR, QUIRE_QUEUE_PREFIX, BENCH_WORKSPACE_ID.
+import { mkdirSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import path from 'node:path'
+import { createJob, intakeFile, resolvePipeline } from '@quire/core'
+import { createPrisma } from '@quire/db'
+import { createQueueSet, createRedis, startDirectDispatch } from '@quire/queues'
+import { createBlobStore } from '@quire/storage'
+import formidable from 'formidable'
+import Koa from 'koa'
+
+const uploadDir = process.env.BENCH_UPLOAD_DIR!
+const workspaceId = process.env.BENCH_WORKSPACE_ID!
+mkdirSync(uploadDir, { recursive: true })
+const db = createPrisma(process.env.DATABASE_URL!)
+const blobs = createBlobStore({ type: 'fs', dir: path.join(uploadDir, 'blobs') })
+const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'producer')
+const queues = createQueueSet({ connection: redis, prefix: process.env.QUIRE_QUEUE_PREFIX! })
+const direct = startDirectDispatch({ db, queues, kickRelay: () => {} })
+// What the API reads with the key on every request (the version a submission naming none runs), read once here.
+const pipeline = await resolvePipeline({ db, workspaceId, allowDraftVersion: true })
+
+const app = new Koa()
+app.use(async (ctx) => {
+  if (ctx.method !== 'POST') {
+    ctx.status = ctx.path === '/healthz' ? 200 : 404
+    return
+  }
+  const form = formidable({ uploadDir, maxFileSize: 200 * 1024 * 1024 })
+  const [, files] = await form.parse(ctx.req)
+  const file = Object.values(files).flat()[0]
+  if (!file) {
+    ctx.status = 400
+    return
+  }
+  try {
+    const inspected = await intakeFile({
+      db,
+      workspaceId,
+      file: { tempPath: file.filepath, fileName: file.originalFilename ?? 'upload', sizeBytes: file.size },
+      definition: pipeline.definition,
+    })
+    const created = await createJob({
+      db,
+      blobs,
+      workspaceId,
+      pipeline,
+      files: [inspected],
+      options: { priority: 'standard', executionMode: 'async', environment: 'production' },
+    })
+    direct.send(created.dispatch)
+    ctx.status = 202
+    ctx.body = { job_id: created.jobId, status: 'queued', pages: inspected.pageCount }
+  } finally {
+    await rm(file.filepath, { force: true })
+  }
+})
+const server = app.listen(Number(process.env.BENCH_PORT), '127.0.0.1')
+const stop = async () => {
+  server.close()
+  await direct.stop()
+  await queues.close()
+  redis.disconnect()
+  await db.$disconnect()
+  process.exit(0)
+}
+process.on('SIGTERM', stop)
+process.on('SIGINT', stop)
