@@ -9,6 +9,7 @@ import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import { createJob, intakeFile, resolvePipeline } from '@quire/core'
 import { createPrisma } from '@quire/db'
+import { FILE_TYPES } from '@quire/domain'
 import { createQueueSet, createRedis, startDirectDispatch } from '@quire/queues'
 import { createBlobStore } from '@quire/storage'
 import formidable from 'formidable'
@@ -44,6 +45,7 @@ app.use(async (ctx) => {
       workspaceId,
       file: { tempPath: file.filepath, fileName: file.originalFilename ?? 'upload', sizeBytes: file.size },
       definition: pipeline.definition,
+      formTypes: FILE_TYPES,
     })
     const created = await createJob({
       db,

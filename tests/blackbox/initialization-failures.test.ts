@@ -120,7 +120,7 @@ describe('Form A: a damaged file', () => {
         (x) => x.body.status === 'failed',
         60_000,
       )
-      expect(done.body.failed_stage).toBe('init')
+      expect(done.body.failed_stage).toBe('initialization') // DESIGN, "Processing lifecycle"
       expect(done.body.error).toContain(c.name)
       expect(done.body.trace).toContainEqual(expect.objectContaining({ stage: 'init', ok: false }))
       const event = await ctx.receiver.waitFor(

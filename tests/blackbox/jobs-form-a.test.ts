@@ -17,6 +17,9 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(async () => stack?.stop())
 
+/** A 1×1 GIF (GIF89a): a type Form B takes and Form A does not. */
+const ONE_PIXEL_GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///ywAAAAAAQABAAACAUwAOw==', 'base64')
+
 const submit = (fields: Record<string, string>, files: { name: string; bytes: Uint8Array }[], field = 'file') =>
   call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: fileForm(field, files, fields) })
 const waitDone = (id: string) =>
@@ -143,6 +146,41 @@ describe('Form A submit', () => {
     ])
     expect(bad.status).toBe(422)
     expect(bad.body.error).toBe('UNSUPPORTED_FILE_TYPE')
+  })
+
+  it('Form A takes PDF, TIFF, PNG, JPEG or DOCX only (spec, POST /v1/jobs Form A): a GIF is 422 UNSUPPORTED_FILE_TYPE, no job', async () => {
+    const before = await call(stack.baseUrl, 'GET', '/v1/jobs?limit=100', { key })
+    const r = await submit({ pipeline_id: pipelineId }, [{ name: 'pixel.gif', bytes: ONE_PIXEL_GIF }])
+    expect(r.status).toBe(422)
+    expect(r.body.error).toBe('UNSUPPORTED_FILE_TYPE')
+    const after = await call(stack.baseUrl, 'GET', '/v1/jobs?limit=100', { key })
+    expect(after.body.data.length).toBe(before.body.data.length)
+  })
+
+  it('the job list filters by Form A status (DESIGN: GET /v1/jobs filters, jobs in the form shape); Form B names are 400', async () => {
+    const r = await submit({ pipeline_id: pipelineId, version: 'v1' }, [{ name: 'a.pdf', bytes: await invoicePdf() }])
+    await waitDone(r.body.id)
+    const all = await pollUntil(
+      () => call(stack.baseUrl, 'GET', '/v1/jobs?limit=100', { key }),
+      (x) => x.body.data.every((j: { status: string }) => j.status !== 'processing'),
+      90_000,
+    )
+    // Every job is in exactly one of the four filtered lists, the one of the status it shows.
+    const seen: string[] = []
+    for (const status of ['processing', 'completed', 'failed', 'cancelled']) {
+      const list = await call(stack.baseUrl, 'GET', `/v1/jobs?limit=100&status=${status}`, { key })
+      expect(list.status).toBe(200)
+      for (const j of list.body.data) expect(j.status).toBe(status)
+      seen.push(...list.body.data.map((j: { id: string }) => j.id))
+    }
+    expect(seen.sort()).toEqual(all.body.data.map((j: { id: string }) => j.id).sort())
+    const both = await call(stack.baseUrl, 'GET', '/v1/jobs?limit=100&status=completed,failed', { key })
+    expect(both.body.data.map((j: { id: string }) => j.id)).toContain(r.body.id)
+    for (const formB of ['queued', 'completed_with_errors']) {
+      const bad = await call(stack.baseUrl, 'GET', `/v1/jobs?status=${formB}`, { key })
+      expect(bad.status).toBe(400)
+      expect(bad.body.error).toBe('INVALID_PARAMETER')
+    }
   })
 
   it('GET job shows trace, machine_seconds and documents; failed jobs show failed_stage and error', async () => {

@@ -1,4 +1,5 @@
 import type { JobView, WebhookView } from '@quire/core'
+import type { FileType } from '@quire/domain'
 
 /** Form A names some stages differently in `stage_now` and `trace`. */
 const FORM_A_STAGE_NAMES: Record<string, string> = {
@@ -8,8 +9,14 @@ const FORM_A_STAGE_NAMES: Record<string, string> = {
 }
 export const formAStageName = (stage: string): string => FORM_A_STAGE_NAMES[stage] ?? stage
 
+/** Form A takes these types only (spec, "POST /v1/jobs, Form A": PDF, TIFF, PNG, JPEG or DOCX). */
+export const FORM_A_UPLOAD_TYPES = ['pdf', 'tiff', 'png', 'jpeg', 'docx'] as const satisfies readonly FileType[]
+
+/** Form A's four job statuses (spec, "Job statuses, Form A"). */
+export const FORM_A_STATUSES = ['processing', 'completed', 'failed', 'cancelled'] as const
+
 /** Form A has four statuses; the internal ones collapse onto them. */
-export function formAStatus(status: JobView['status']): 'processing' | 'completed' | 'failed' | 'cancelled' {
+export function formAStatus(status: JobView['status']): (typeof FORM_A_STATUSES)[number] {
   switch (status) {
     case 'completed':
     case 'completed_with_errors':
@@ -68,8 +75,10 @@ export function presentFormAJob(job: JobView) {
     trace: job.stages
       .filter((s) => s.stage !== 'source' && s.status !== 'skipped' && s.status !== 'running')
       .map((s) => ({ stage: formAStageName(s.stage), ms: s.ms ?? 0, ok: s.status === 'completed' && !s.error })),
+    // failed_stage names the pipeline stage (DESIGN: a damaged file fails with `failed_stage: "initialization"`);
+    // only stage_now and trace use Form A's short names.
     ...(job.failedStage && status === 'failed'
-      ? { failed_stage: formAStageName(job.failedStage), error: job.errorMessage ?? job.errorCode ?? 'failed' }
+      ? { failed_stage: job.failedStage, error: job.errorMessage ?? job.errorCode ?? 'failed' }
       : {}),
   }
 }

@@ -53,7 +53,10 @@ export const FormAJob = z
         ok: z.boolean(),
       }),
     ),
-    failed_stage: z.string().optional().describe('Present when `failed`.'),
+    failed_stage: z
+      .string()
+      .optional()
+      .describe('Present when `failed`: the pipeline stage that failed (`initialization`, `parse`, `extract`, ...).'),
     error: z.string().optional().describe('Error message; present when `failed`.'),
   })
   .describe('A job (Form A).')

@@ -1,8 +1,16 @@
 import type { JobView, NewWebhook, PipelineView, WebhookView } from '@quire/core'
-import type { Scope } from '@quire/domain'
+import { FILE_TYPES, type FileType, JOB_STATUSES, type JobStatus, type Scope } from '@quire/domain'
 import { SIGNATURE_HEADER, signFormA, signFormB, TIMESTAMP_HEADER } from '@quire/signing'
 import { formAShouldRetry, formBRetryDelayMs } from '@quire/webhooks'
-import { formAStageName, parseFormAVersion, presentFormAJob, presentFormAWebhook } from './form-a.presenter.ts'
+import {
+  FORM_A_STATUSES,
+  FORM_A_UPLOAD_TYPES,
+  formAStageName,
+  formAStatus,
+  parseFormAVersion,
+  presentFormAJob,
+  presentFormAWebhook,
+} from './form-a.presenter.ts'
 import { parseInclude, presentFormBJob, presentFormBWebhook } from './form-b.presenter.ts'
 import { presentPipeline } from './pipeline.presenter.ts'
 import {
@@ -46,6 +54,12 @@ export type FormProfile = {
   webhookEvents: readonly string[]
   /** A pipeline version as the client writes it (path or parameter) → its number, or null. */
   parseVersion(raw: string): number | null
+  /** The file types the form takes at all; a pipeline's `accept.types` narrows them further. */
+  uploadTypes: readonly FileType[]
+  /** Job statuses as the form shows them, the values its job list's `status` filter takes. */
+  jobStatuses: readonly [string, ...string[]]
+  /** The internal statuses a `status` filter of the form's values selects. */
+  internalJobStatuses(statuses: readonly string[]): JobStatus[]
   // ---- responses ----
   presentJob(job: JobView, opts: { include?: string }): unknown
   presentWebhook(w: WebhookView, opts: { revealSecret: boolean }): unknown
@@ -77,6 +91,9 @@ const FORM_A: FormProfile = {
   parseWebhook: parseFormAWebhook,
   webhookEvents: FORM_A_EVENTS,
   parseVersion: parseFormAVersion,
+  uploadTypes: FORM_A_UPLOAD_TYPES,
+  jobStatuses: FORM_A_STATUSES,
+  internalJobStatuses: (statuses) => JOB_STATUSES.filter((s) => statuses.includes(formAStatus(s))),
   presentJob: (job) => presentFormAJob(job),
   presentWebhook: presentFormAWebhook,
   presentPipeline: (p) => presentPipeline(p, 'A'),
@@ -100,6 +117,9 @@ const FORM_B: FormProfile = {
   webhookEvents: FORM_B_EVENTS,
   // Form B sends plain integers; a `v` prefix is tolerated in paths as Form A writes it.
   parseVersion: parseFormAVersion,
+  uploadTypes: FILE_TYPES,
+  jobStatuses: JOB_STATUSES,
+  internalJobStatuses: (statuses) => JOB_STATUSES.filter((s) => statuses.includes(s)),
   presentJob: (job, opts) => presentFormBJob(job, parseInclude(opts.include)),
   presentWebhook: presentFormBWebhook,
   presentPipeline: (p) => presentPipeline(p, 'B'),

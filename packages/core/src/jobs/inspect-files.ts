@@ -21,9 +21,11 @@ export async function intakeFile(opts: {
   workspaceId: string
   file: UploadedFile
   definition: PipelineDefinition
+  /** The types the workspace's API form takes at all (a pipeline may accept fewer, never more). */
+  formTypes: readonly FileType[]
 }): Promise<InspectedFile> {
   try {
-    return await inspect(opts.file, opts.definition)
+    return await inspect(opts.file, opts.definition, opts.formTypes)
   } catch (err) {
     if (isDomainError(err) && QUARANTINE_CODES.has(err.code)) {
       await opts.db.$transaction((tx) =>
@@ -51,11 +53,20 @@ export async function intakeFile(opts: {
  * now, read from its structure, not its content). What only a full read can tell (a DOCX inflating past the limits,
  * an image over the pixel limit) fails in initialization.
  */
-async function inspect(file: UploadedFile, definition: PipelineDefinition): Promise<InspectedFile> {
+async function inspect(
+  file: UploadedFile,
+  definition: PipelineDefinition,
+  formTypes: readonly FileType[],
+): Promise<InspectedFile> {
   if (file.sizeBytes === 0) throw new DomainError('MISSING_FILE', `file "${file.fileName}" is empty`)
   const sniffed = await sniffFileType(file.tempPath)
   if (!sniffed) {
     throw new DomainError('UNSUPPORTED_FILE_TYPE', `file "${file.fileName}" is not a PDF, DOCX or supported image`)
+  }
+  if (!formTypes.includes(sniffed.type)) {
+    throw new DomainError('UNSUPPORTED_FILE_TYPE', `${sniffed.type} files are not accepted by this API`, {
+      accepted: formTypes,
+    })
   }
   if (!definition.accept.types.includes(sniffed.type)) {
     throw new DomainError('UNSUPPORTED_FILE_TYPE', `this pipeline does not accept ${sniffed.type} files`, {

@@ -1,6 +1,7 @@
 // Test helper (kept out of dist/): a submission the way the API makes one, for the core package's integration tests.
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { FILE_TYPES } from '@quire/domain'
 import type { Db } from '@quire/db'
 import type { BlobStore } from '@quire/storage'
 import { INVOICE_LINES, textPdf } from '../../../../tests/fixtures/make-fixtures.ts'
@@ -37,6 +38,7 @@ export async function submitTestJob(opts: {
     workspaceId: opts.workspaceId,
     file: { tempPath, fileName: 'invoice.pdf', sizeBytes: bytes.length },
     definition: pipeline.definition,
+    formTypes: FILE_TYPES,
   })
   const submitted = await createJob({
     db: opts.db,

@@ -1,5 +1,4 @@
 import { cancelJob, getJob, listJobs } from '@quire/core'
-import { JOB_STATUSES } from '@quire/domain'
 import {
   CursorPage,
   FormAJob,
@@ -9,6 +8,7 @@ import {
   FormBJob,
   FormBJobSubmitted,
   FormBSubmitFields,
+  formProfile,
 } from '@quire/forms'
 import { z } from 'zod'
 import { byForm, defineRoute, type RouteInput } from '../route.ts'
@@ -16,26 +16,29 @@ import { submitFormA } from './submit-form-a.ts'
 import { submitFormAJson } from './submit-form-a-json.ts'
 import { submitFormB } from './submit-form-b.ts'
 
-export const ListQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(25),
-  cursor: z.string().min(1).optional(),
-  status: z
-    .string()
-    .transform((s) => s.split(','))
-    .pipe(z.array(z.enum(JOB_STATUSES)))
-    .optional(),
-  pipeline_id: z.string().optional(),
-  source_tag: z.string().optional(),
-  environment: z.enum(['production', 'test']).optional(),
-  created_after: z.iso
-    .datetime({ offset: true })
-    .transform((s) => new Date(s))
-    .optional(),
-  created_before: z.iso
-    .datetime({ offset: true })
-    .transform((s) => new Date(s))
-    .optional(),
-})
+/** The job list's query; `status` takes the statuses the form shows (Form A's four, Form B's eleven). */
+const listQuery = (statuses: readonly [string, ...string[]]) =>
+  z.object({
+    limit: z.coerce.number().int().min(1).max(100).default(25),
+    cursor: z.string().min(1).optional(),
+    status: z
+      .string()
+      .transform((s) => s.split(','))
+      .pipe(z.array(z.enum(statuses)))
+      .optional(),
+    pipeline_id: z.string().optional(),
+    source_tag: z.string().optional(),
+    environment: z.enum(['production', 'test']).optional(),
+    created_after: z.iso
+      .datetime({ offset: true })
+      .transform((s) => new Date(s))
+      .optional(),
+    created_before: z.iso
+      .datetime({ offset: true })
+      .transform((s) => new Date(s))
+      .optional(),
+  })
+export const ListQuery = { A: listQuery(formProfile('A').jobStatuses), B: listQuery(formProfile('B').jobStatuses) }
 
 /** Form B `include` on job reads (parsed leniently: unknown entries are ignored). */
 const IncludeQuery = z.object({
@@ -45,11 +48,12 @@ const IncludeQuery = z.object({
 const LIST_DOCS: Record<string, string> = {
   limit: 'Page size, 1..100.',
   cursor: '`page.next_cursor` of the previous page; omit for the first page.',
-  status: 'Comma-separated job statuses (the internal names of Form B; Form A collapses them on output).',
+  status:
+    'Comma-separated job statuses, as the form shows them (Form A: `processing`, `completed`, `failed`, `cancelled`).',
   pipeline_id: 'Only jobs of this pipeline.',
   source_tag: 'Only jobs stamped with this source tag.',
   environment: 'Only `production` or only `test` jobs.',
-  created_after: 'Only jobs created at or after this RFC 3339 time.',
+  created_after: 'Only jobs created after this RFC 3339 time (a job created at exactly this time is left out).',
   created_before: 'Only jobs created before this RFC 3339 time.',
 }
 
@@ -130,7 +134,7 @@ const submitJob = defineRoute({
   }),
 })
 
-const listJobsRoute = defineRoute<z.output<typeof ListQuery> & { include?: string }>({
+const listJobsRoute = defineRoute<z.output<(typeof ListQuery)['B']> & { include?: string }>({
   method: 'get',
   path: '/v1/jobs',
   operationId: 'listJobs',
@@ -141,8 +145,8 @@ const listJobsRoute = defineRoute<z.output<typeof ListQuery> & { include?: strin
   auth: 'key',
   scopes: ['jobs:read'],
   query: byForm({
-    A: { schema: ListQuery, docs: LIST_DOCS },
-    B: { schema: ListQuery.extend(IncludeQuery.shape), docs: LIST_DOCS },
+    A: { schema: ListQuery.A, docs: LIST_DOCS },
+    B: { schema: ListQuery.B.extend(IncludeQuery.shape), docs: LIST_DOCS },
   }),
   responses: byForm({
     A: {
@@ -167,7 +171,7 @@ const listJobsRoute = defineRoute<z.output<typeof ListQuery> & { include?: strin
       limit: q.limit,
       cursor: q.cursor,
       filters: {
-        status: q.status,
+        status: q.status && profile.internalJobStatuses(q.status),
         pipelineId: q.pipeline_id,
         sourceTag: q.source_tag,
         environment: q.environment,

@@ -50,7 +50,15 @@ export async function submitFormAJson({ deps, principal, profile, body: raw }: R
         }
         throw err
       }
-      inspected.push(await intakeFile({ db: deps.db, workspaceId, file, definition: pipeline.definition }))
+      inspected.push(
+        await intakeFile({
+          db: deps.db,
+          workspaceId,
+          file,
+          definition: pipeline.definition,
+          formTypes: profile.uploadTypes,
+        }),
+      )
     }
     return await createFormAJob(deps, workspaceId, pipeline, inspected, {
       source_tag: body.source_tag,

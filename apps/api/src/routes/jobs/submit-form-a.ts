@@ -20,6 +20,7 @@ export async function submitFormA({ ctx, deps, principal, profile, body }: Route
         workspaceId: principal.workspaceId,
         file: toUploaded(f),
         definition: pipeline.definition,
+        formTypes: profile.uploadTypes,
       }),
     )
   }

@@ -42,6 +42,7 @@ export async function submitFormB({
       workspaceId: principal.workspaceId,
       file: toUploaded(f),
       definition: pipeline.definition,
+      formTypes: profile.uploadTypes,
     })
     const created = await createJob({
       db: deps.db,
