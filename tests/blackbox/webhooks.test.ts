@@ -151,14 +151,71 @@ describe('Form A deliveries', () => {
       )
     }
     const deliveries = await call(stack.baseUrl, 'GET', `/v1/webhooks/${hook.body.id}/deliveries`, { key })
-    expect(deliveries.body.data[0]).toMatchObject({ status: 'succeeded', attempts: 3 })
-    expect(deliveries.body.data[0].attempt_log.map((a: { response_code: number }) => a.response_code)).toEqual([
-      500, 302, 204,
+    // DESIGN, "Webhook deliveries": each delivery with its attempts (status, response code, duration, error).
+    expect(deliveries.body.data[0]).toMatchObject({ status: 'succeeded', attempt_count: 3 })
+    expect(
+      deliveries.body.data[0].attempts.map((a: { status: string; response_code: number }) => [
+        a.status,
+        a.response_code,
+      ]),
+    ).toEqual([
+      ['failed', 500],
+      ['failed', 302],
+      ['succeeded', 204],
     ])
+    for (const a of deliveries.body.data[0].attempts) expect(a.duration_ms).toEqual(expect.any(Number))
   })
 })
 
 describe('Form B deliveries', () => {
+  it('GET /v1/webhooks/{id}/deliveries pages newest first with a keyset cursor, each delivery with its attempts (DESIGN, Webhook deliveries)', async () => {
+    const { key } = await newWorkspace(stack.baseUrl, 'B')
+    const hook = await call(stack.baseUrl, 'POST', '/v1/webhooks', {
+      key,
+      json: { name: 'paged', url: `${receiver.url}/paged`, events: ['job.completed'] },
+    })
+    expect(hook.status).toBe(201)
+    const jobs = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key,
+      form: fileForm('files', [
+        { name: 'p1.pdf', bytes: await invoicePdf() },
+        { name: 'p2.pdf', bytes: await invoicePdf() },
+        { name: 'p3.pdf', bytes: await invoicePdf() },
+      ]),
+    })
+    expect(jobs.status).toBe(202)
+    const everything = await pollUntil(
+      () => call(stack.baseUrl, 'GET', `/v1/webhooks/${hook.body.id}/deliveries?limit=100`, { key }),
+      (r) => r.body.data?.length === 3 && r.body.data.every((d: { status: string }) => d.status === 'succeeded'),
+      60_000,
+    )
+    expect(everything.body.page).toEqual({ next_cursor: null, has_more: false })
+    const newestFirst = everything.body.data.map((d: { created_at: string }) => d.created_at)
+    expect([...newestFirst].sort().reverse()).toEqual(newestFirst)
+    for (const d of everything.body.data) {
+      expect(d).toMatchObject({ event: 'job.completed', attempt_count: 1, next_retry_at: null })
+      expect(d.attempts).toEqual([
+        expect.objectContaining({ attempt: 1, status: 'succeeded', response_code: 204, error: null }),
+      ])
+    }
+    const first = await call(stack.baseUrl, 'GET', `/v1/webhooks/${hook.body.id}/deliveries?limit=2`, { key })
+    expect(first.body.data).toHaveLength(2)
+    expect(first.body.page.has_more).toBe(true)
+    const second = await call(
+      stack.baseUrl,
+      'GET',
+      `/v1/webhooks/${hook.body.id}/deliveries?limit=2&cursor=${first.body.page.next_cursor}`,
+      { key },
+    )
+    expect(second.body.data).toHaveLength(1)
+    expect(second.body.page).toEqual({ next_cursor: null, has_more: false })
+    expect([...first.body.data, ...second.body.data].map((d: { id: string }) => d.id)).toEqual(
+      everything.body.data.map((d: { id: string }) => d.id),
+    )
+    const bad = await call(stack.baseUrl, 'GET', `/v1/webhooks/${hook.body.id}/deliveries?cursor=nonsense`, { key })
+    expect(bad.status).toBe(400)
+  })
+
   it('persistent failure: first attempt + 8 retries, then the webhook is failing and admins are notified; PATCH re-enables', async () => {
     const { key, workspaceId } = await newWorkspace(stack.baseUrl, 'B')
     const hook = await call(stack.baseUrl, 'POST', '/v1/webhooks', {

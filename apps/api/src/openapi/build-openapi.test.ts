@@ -44,7 +44,7 @@ const fits: [
   Fits<LedgerBalance, typeof Balance>,
   Fits<WorkspaceView, typeof Workspace>,
   Fits<CoreApiKey, typeof CreatedApiKey>,
-  Fits<Awaited<ReturnType<typeof listDeliveries>>[number], typeof Delivery>,
+  Fits<Awaited<ReturnType<typeof listDeliveries>>['data'][number], typeof Delivery>,
   Fits<LedgerEntryView, typeof LedgerEntry>,
 ] = [true, true, true, true, true]
 void fits

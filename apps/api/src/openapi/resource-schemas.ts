@@ -40,23 +40,26 @@ export const Delivery = z
     id: z.string().describe('Delivery id, as sent to the receiver; stable across retries.'),
     event: z.string(),
     status: z.enum(['pending', 'succeeded', 'failed', 'abandoned']),
-    attempts: z.number().int().min(0),
-    next_retry_at: Timestamp.nullable(),
+    attempt_count: z.number().int().min(0).describe('Attempts made so far.'),
+    next_retry_at: Timestamp.nullable().describe('When the next attempt is due; null once the delivery is settled.'),
     created_at: Timestamp,
     completed_at: Timestamp.nullable(),
-    attempt_log: z.array(
-      z.object({
-        attempt: z.number().int().min(1),
-        response_code: z.number().int().nullable(),
-        error: z.string().nullable(),
-        duration_ms: z.number().int().min(0),
-        at: Timestamp,
-      }),
-    ),
+    attempts: z
+      .array(
+        z.object({
+          attempt: z.number().int().min(1),
+          status: z.enum(['succeeded', 'failed']).describe('`succeeded` on a 2xx answer.'),
+          response_code: z.number().int().nullable().describe('null when no answer came (timeout, refused).'),
+          error: z.string().nullable(),
+          duration_ms: z.number().int().min(0),
+          at: Timestamp,
+        }),
+      )
+      .describe('Every attempt, first first.'),
   })
   .describe('One webhook delivery and its attempts.')
 
-export const DeliveryList = z.object({ data: z.array(Delivery).describe('Newest first.') })
+export const DeliveryList = z.object({ data: z.array(Delivery).describe('Newest first.'), page: CursorPage })
 
 export const Workspace = z
   .object({

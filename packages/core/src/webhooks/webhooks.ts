@@ -1,5 +1,5 @@
 import { DomainError, newId } from '@quire/domain'
-import type { Db } from '@quire/db'
+import { type Db, KEYSET_ORDER, keysetAfter, keysetPage } from '@quire/db'
 import { generateSecret } from '@quire/signing'
 import { SEALED_PREFIX, type SecretBox } from '@quire/secrets'
 import {
@@ -184,28 +184,47 @@ export async function setWebhookStatus(opts: {
   return toWebhookView(row)
 }
 
-export async function listDeliveries(opts: { db: Db; workspaceId: string; webhookId: string; limit: number }) {
+/** An attempt succeeded when the receiver answered 2xx (spec: "A delivery succeeds on any 2xx response"). */
+const attemptSucceeded = (code: number | null) => code !== null && code >= 200 && code < 300
+
+/**
+ * A webhook's deliveries, newest first, keyset-paginated like jobs (DESIGN, "Webhook deliveries"), each with its
+ * attempts in order and its next retry.
+ */
+export async function listDeliveries(opts: {
+  db: Db
+  workspaceId: string
+  webhookId: string
+  limit: number
+  cursor?: string
+}) {
   await getWebhook(opts)
   const rows = await opts.db.webhookDelivery.findMany({
-    where: { webhookId: opts.webhookId },
-    orderBy: { createdAt: 'desc' },
-    take: opts.limit,
+    where: { AND: [{ webhookId: opts.webhookId }, keysetAfter(opts.cursor)] },
+    orderBy: KEYSET_ORDER,
+    take: opts.limit + 1,
     include: { attemptLog: { orderBy: { attempt: 'asc' } } },
   })
-  return rows.map((d) => ({
-    id: d.id,
-    event: d.eventType,
-    status: d.status,
-    attempts: d.attempts,
-    next_retry_at: d.nextAttemptAt?.toISOString() ?? null,
-    created_at: d.createdAt.toISOString(),
-    completed_at: d.completedAt?.toISOString() ?? null,
-    attempt_log: d.attemptLog.map((a) => ({
-      attempt: a.attempt,
-      response_code: a.statusCode,
-      error: a.error,
-      duration_ms: a.durationMs,
-      at: a.createdAt.toISOString(),
+  const { page, hasMore, nextCursor } = keysetPage(rows, opts.limit)
+  return {
+    data: page.map((d) => ({
+      id: d.id,
+      event: d.eventType,
+      status: d.status,
+      attempt_count: d.attempts,
+      next_retry_at: d.nextAttemptAt?.toISOString() ?? null,
+      created_at: d.createdAt.toISOString(),
+      completed_at: d.completedAt?.toISOString() ?? null,
+      attempts: d.attemptLog.map((a) => ({
+        attempt: a.attempt,
+        status: attemptSucceeded(a.statusCode) ? ('succeeded' as const) : ('failed' as const),
+        response_code: a.statusCode,
+        error: a.error,
+        duration_ms: a.durationMs,
+        at: a.createdAt.toISOString(),
+      })),
     })),
-  }))
+    hasMore,
+    nextCursor,
+  }
 }

@@ -25,7 +25,10 @@ import { PAGE_DOCS } from '../pipelines/pipelines.routes.ts'
 import { type ByForm, byForm, defineRoute } from '../route.ts'
 
 export const PatchWebhook = z.object({ status: z.enum(['active']) })
-export const DeliveriesQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(25) })
+export const DeliveriesQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+  cursor: z.string().min(1).optional(),
+})
 
 // Each form names the write scope its own way (its profile's `webhookWriteScope`); a key holding another form's name
 // is accepted too, as before. The form's own name comes first: it is the one the document and the 403 message name.
@@ -191,23 +194,35 @@ export const WEBHOOK_ROUTES = [
     operationId: 'listWebhookDeliveries',
     tag: 'Webhooks',
     summary: 'List deliveries',
-    description: 'Delivery attempts, newest first: status, response code, duration, next retry.',
+    description:
+      'Deliveries, newest first, keyset-paginated like jobs; each with its attempts (status, response code, duration, error) and next retry.',
     auth: 'key',
     scopes: READ,
     pathParams: WEBHOOK_ID,
-    query: { schema: DeliveriesQuery, docs: { limit: 'How many deliveries, 1..100.' } },
+    query: {
+      schema: DeliveriesQuery,
+      docs: {
+        limit: 'Page size, 1..100.',
+        cursor: '`page.next_cursor` of the previous page; omit for the first page.',
+      },
+    },
     responses: { '200': { description: 'Deliveries.', name: 'DeliveryList', schema: DeliveryList } },
     errors: ['not_found'],
-    handle: async ({ deps, principal, params, query }) => ({
-      status: 200,
-      body: {
-        data: await listDeliveries({
-          db: deps.db,
-          workspaceId: principal.workspaceId,
-          webhookId: params.id!,
-          limit: query.limit,
-        }),
-      },
-    }),
+    handle: async ({ deps, principal, params, query }) => {
+      const deliveries = await listDeliveries({
+        db: deps.db,
+        workspaceId: principal.workspaceId,
+        webhookId: params.id!,
+        limit: query.limit,
+        cursor: query.cursor,
+      })
+      return {
+        status: 200,
+        body: {
+          data: deliveries.data,
+          page: { next_cursor: deliveries.nextCursor, has_more: deliveries.hasMore },
+        },
+      }
+    },
   }),
 ]
