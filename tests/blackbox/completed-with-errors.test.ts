@@ -128,7 +128,7 @@ describe('split job with one failing child', () => {
     expect(credits.body).toMatchObject({ available: 18, reserved: 0, spent: 2 })
   }, 150_000)
 
-  it('Form B: completed_with_errors, error names the stage, result holds the good data and the failed child', async () => {
+  it('Form B: completed_with_errors, error names the stage, no result (only on completed), the stage trace names the page', async () => {
     const { key } = await newWorkspace(ctx.stack.baseUrl, 'B', { credits: 20 })
     await call(ctx.stack.baseUrl, 'POST', '/v1/webhooks', {
       key,
@@ -153,22 +153,25 @@ describe('split job with one failing child', () => {
     )
     expect(done.body.status).toBe('completed_with_errors')
     expect(done.body.error).toMatchObject({ code: 'unreadable_pages', stage: 'split_classify' })
-    const docs = done.body.result.documents
-    expect(
-      docs
-        .filter((d: { error?: unknown }) => !d.error)
-        .map((d: any) => d.data.invoice_number.value)
-        .sort(),
-    ).toEqual(['SPLIT-1', 'SPLIT-3'])
-    expect(docs.find((d: { error?: unknown }) => d.error)).toMatchObject({
-      status: 'failed',
-      pages: [2],
-      error: { code: 'unreadable_pages' },
-    })
+    // Spec (Job, Form B): result only when status is `completed`.
+    expect(done.body.result).toBeUndefined()
     const split = done.body.stages.find((s: { stage: string }) => s.stage === 'split_classify')
     expect(split).toMatchObject({ status: 'completed', error: expect.stringContaining('page 2') })
     const event = await ctx.receiver.waitFor((q) => q.path === '/b-split' && bodyOf(q).data.job_id === jobId, 30_000)
     expect(bodyOf(event)).toMatchObject({ event: 'job.completed', data: { status: 'completed_with_errors' } })
+    // The good documents' data and the failed child stay readable, by the ids the job.completed delivery lists.
+    const docs = await Promise.all(
+      (bodyOf(event).data.documents as string[]).map(
+        async (id) => (await call(ctx.stack.baseUrl, 'GET', `/v1/documents/${id}`, { key })).body,
+      ),
+    )
+    expect(
+      docs
+        .filter((d) => d.status !== 'failed')
+        .map((d) => d.data.invoice_number.value)
+        .sort(),
+    ).toEqual(['SPLIT-1', 'SPLIT-3'])
+    expect(docs.find((d) => d.status === 'failed')).toMatchObject({ pages: [2] })
     const credits = await call(ctx.stack.baseUrl, 'GET', '/v1/credits', { key })
     expect(credits.body).toMatchObject({ available: 18, reserved: 0, spent: 2 })
   }, 150_000)

@@ -61,8 +61,9 @@ export function presentFormBJob(job: JobView, include: FormBInclude, now = new D
             })),
         }
       : {}),
-    // completed_with_errors has a partial result: the good documents' data, and the failed ones with their error.
-    ...(include.result && (job.status === 'completed' || job.status === 'completed_with_errors')
+    // Spec (Job, Form B): `result` is returned only with include=result and only when status is `completed`; a
+    // completed_with_errors job names its failing stage in `error` instead.
+    ...(include.result && job.status === 'completed'
       ? {
           result: {
             documents: job.documents

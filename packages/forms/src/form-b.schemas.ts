@@ -67,7 +67,7 @@ export const FormBJob = z
     result: z
       .object({ documents: z.array(FormBResultDocument) })
       .optional()
-      .describe('Only with `include=result` and when `status` is `completed` or `completed_with_errors`.'),
+      .describe('Only with `include=result` and when `status` is `completed`.'),
   })
   .describe('A job (Form B).')
 
