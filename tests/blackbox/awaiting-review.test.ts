@@ -104,14 +104,15 @@ describe('Form B awaiting_review', () => {
     expect(ledger.body.data.filter((e: { kind: string }) => e.kind === 'settle')).toHaveLength(1)
   }, 150_000)
 
-  it('reject with corrected data is validated again: still missing → stays parked; valid → the job goes on', async () => {
+  it('reject with corrected data (bare or {value}) is validated again: still missing → stays parked; valid → the job goes on', async () => {
     const s = await setup('/reject')
     const { jobId, docId } = await s.submit()
     const stillBad = await s.review(docId, { action: 'reject', data: { buyer: 'Fabrikam' } })
     expect(stillBad.status).toBe(200)
     expect(stillBad.body.status).toBe('in_review')
     expect((await s.job(jobId)).body.status).toBe('awaiting_review')
-    const fixed = await s.review(docId, { action: 'reject', data: { po_number: 'PO-9' } })
+    // A correction may also come in the shape the document shows its data ({value, confidence}).
+    const fixed = await s.review(docId, { action: 'reject', data: { po_number: { value: 'PO-9', confidence: 0.5 } } })
     expect(fixed.status).toBe(200)
     const done = await finished(s, jobId)
     expect(done.status).toBe('completed')

@@ -3,10 +3,25 @@ import { z } from 'zod'
 import { Document } from '../../openapi/resource-schemas.ts'
 import { defineRoute } from '../route.ts'
 
+const CorrectedValue = z.union([z.string(), z.number(), z.null()])
+
 export const ReviewDocumentRequest = z.strictObject({
   action: z.enum(['approve', 'reject', 'escalate']),
-  /** Corrected values by field name; they replace the extracted ones with confidence 1. */
-  data: z.record(z.string().min(1), z.union([z.string(), z.number(), z.null()])).optional(),
+  /**
+   * Corrected values by field name; they replace the extracted ones with confidence 1. A value may come bare or in
+   * the shape the document shows it (`{value, confidence?}`; a sent confidence is ignored: a correction is certain).
+   */
+  data: z
+    .record(
+      z.string().min(1),
+      z.union([
+        CorrectedValue,
+        z
+          .strictObject({ value: CorrectedValue, confidence: z.number().min(0).max(1).optional() })
+          .transform((v) => v.value),
+      ]),
+    )
+    .optional(),
 })
 const DOCUMENT_ID = { id: 'Document id.' }
 
