@@ -87,10 +87,12 @@ try {
     const b = results[`bare@${connections}`]!
     const d = results[`domain@${connections}`]!
     const [rq, rb, rd] = [median(q.rps), median(b.rps), median(d.rps)]
+    const [pq, pb, pd] = [median(q.p99), median(b.p99), median(d.p99)]
     console.log(
-      `  submit · reference at ${connections}: Quire's domain calls in the bare app ${rd.toFixed(1)} req/s, ` +
-        `${(rd / rb).toFixed(2)}× the bare app (the rows and files a job needs); the API ${(rq / rd).toFixed(2)}× of it ` +
-        `(the HTTP framework around them)`,
+      `  submit · reference at ${connections}: Quire's domain calls in the bare app ${rd.toFixed(1)} req/s, p99 ` +
+        `${pd} ms: ${(rd / rb).toFixed(2)}× the bare app's throughput, p99 ${(pb / pd).toFixed(2)}× (the rows and ` +
+        `files a job needs); the API ${(rq / rd).toFixed(2)}× of it, p99 ${(pd / pq).toFixed(2)}× (the HTTP ` +
+        `framework around them)`,
     )
   }
   for (const connections of CONNECTIONS) {
