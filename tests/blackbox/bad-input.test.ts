@@ -448,7 +448,7 @@ describe('unknown parameters → 400 UNKNOWN_PARAMETER, the spec’s MISSING_PAR
 
 // ---- file names ------------------------------------------------------------------------------------------------------
 
-describe('file names: accepted, sanitised, never a path', () => {
+describe('file names: sanitised, never a path; not UTF-8 or with a NUL refused', () => {
   const fileNameOf = async (jobId: string) => {
     const job = await call(stack.baseUrl, 'GET', `/v1/jobs/${jobId}`, { key: keyNames })
     expect(job.status).toBe(200)
@@ -460,11 +460,11 @@ describe('file names: accepted, sanitised, never a path', () => {
       return statSync(p).isDirectory() ? listTree(p) : [p]
     })
 
-  it('non-UTF-8 bytes and control characters in a file name → 202 with a sanitised name', async () => {
+  it('control and bidi-override characters in a file name → 202 with them removed', async () => {
     const pdf = await invoicePdf()
     const disposition = Buffer.concat([
       Buffer.from('Content-Disposition: form-data; name="files"; filename="inv'),
-      Buffer.from([0xff, 0xc3, 0x01, 0x1b]),
+      Buffer.from([0x01, 0x1b]),
       Buffer.from('\u202Eoice.pdf"\r\nContent-Type: application/pdf\r\n\r\n'),
     ])
     const body = Buffer.concat([
@@ -475,9 +475,22 @@ describe('file names: accepted, sanitised, never a path', () => {
     ])
     const res = await rawSubmit(keyNames, body)
     expect(res.status, res.body).toBe(202)
-    const name = await fileNameOf(res.json[0].job_id)
-    expect(name).toBe('inv\ufffd\ufffdoice.pdf')
+    expect(await fileNameOf(res.json[0].job_id)).toBe('invoice.pdf')
     await expectUploadDirEmpty()
+  })
+
+  it('a file name that is not UTF-8, or holds a NUL → 400 VALIDATION_ERROR, no job (DESIGN: Robustness)', async () => {
+    const pdf = await invoicePdf()
+    for (const bad of [Buffer.from([0xff, 0xc3]), Buffer.from([0x00])]) {
+      const body = Buffer.concat([
+        Buffer.from(`--${B}\r\nContent-Disposition: form-data; name="files"; filename="inv`),
+        bad,
+        Buffer.from('oice.pdf"\r\nContent-Type: application/pdf\r\n\r\n'),
+        Buffer.from(pdf),
+        Buffer.from(`\r\n--${B}--\r\n`),
+      ])
+      await expectRejected(asFlat(await rawSubmit(keyB, body)), 400, 'VALIDATION_ERROR')
+    }
   })
 
   it('path-like names are stored as their last segment; nothing is written outside the upload and blob directories', async () => {
@@ -616,6 +629,41 @@ describe('NUL bytes never reach the database', () => {
   it('a multipart text field with a NUL → 400 VALIDATION_ERROR, no job', async () => {
     const body = multipartBytes(B, [
       { headers: ['Content-Disposition: form-data; name="client_reference_id"'], content: 'ref\u0000x' },
+      filePart('files', 'a.pdf', await invoicePdf()),
+    ])
+    await expectRejected(asFlat(await rawSubmit(keyB, body)), 400, 'VALIDATION_ERROR')
+  })
+
+  // DESIGN, Robustness: invalid UTF-8 in any string is the client's error too.
+  it('a query value that is not UTF-8 → 400 VALIDATION_ERROR', async () => {
+    const res = await call(stack.baseUrl, 'GET', '/v1/jobs?source_tag=%FF%FEx', { key: keyB })
+    expect(res.status).toBe(400)
+    expect(res.body).toMatchObject({ error: 'VALIDATION_ERROR' })
+  })
+
+  it('a JSON body whose string is not UTF-8 → 400 VALIDATION_ERROR, nothing created', async () => {
+    const body = Buffer.concat([
+      Buffer.from('{"name":"hook-'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('","url":"https://example.com/hook"}'),
+    ])
+    const res = await fetch(`${stack.baseUrl}/v1/webhooks`, {
+      method: 'POST',
+      headers: { 'X-API-Key': keyB, 'Content-Type': 'application/json' },
+      body,
+    })
+    expect(res.status).toBe(400)
+    expect(await res.json()).toMatchObject({ error: 'VALIDATION_ERROR' })
+    const hooks = await call(stack.baseUrl, 'GET', '/v1/webhooks', { key: keyB })
+    expect(hooks.body.data.filter((h: { name: string }) => h.name.startsWith('hook-'))).toEqual([])
+  })
+
+  it('a multipart text field that is not UTF-8 → 400 VALIDATION_ERROR, no job', async () => {
+    const body = multipartBytes(B, [
+      {
+        headers: ['Content-Disposition: form-data; name="client_reference_id"'],
+        content: Buffer.from([0x72, 0xff, 0x66]),
+      },
       filePart('files', 'a.pdf', await invoicePdf()),
     ])
     await expectRejected(asFlat(await rawSubmit(keyB, body)), 400, 'VALIDATION_ERROR')

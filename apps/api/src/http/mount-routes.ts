@@ -20,7 +20,7 @@ import { toClientError } from './body-errors.ts'
 import { errorResponse } from './errors.ts'
 import type { AppDeps, AppState, Ctx } from './context.ts'
 import { jsonBody } from './json-body.ts'
-import { fieldsOf, multipartMiddleware } from './multipart.ts'
+import { allFilesOf, fieldsOf, multipartMiddleware } from './multipart.ts'
 import { first } from './validate.ts'
 
 const MB = 1024 * 1024
@@ -93,18 +93,29 @@ function rejectNulInPath(spec: RouteSpec, ctx: Ctx) {
 /** No Quire input nests anywhere near this deep; deeper is refused rather than walked (or passed on unchecked). */
 const MAX_DEPTH = 64
 
-function rejectNul(value: unknown, where: string, depth = 0): void {
+/**
+ * What the body parsers make of bytes that are not UTF-8 (JSON, query and multipart text are all decoded with
+ * replacement). A client never means U+FFFD, so its presence is how invalid UTF-8 is recognised after decoding.
+ */
+const REPLACEMENT = '\uFFFD'
+
+/**
+ * DESIGN (Robustness): NUL bytes or invalid UTF-8 in any string are the client's error, 400 VALIDATION_ERROR; a NUL
+ * would otherwise surface as a database error (PostgreSQL refuses it in text).
+ */
+function rejectBadText(value: unknown, where: string, depth = 0): void {
   if (depth > MAX_DEPTH && value !== null && typeof value === 'object') {
     throw new DomainError('VALIDATION_ERROR', `${where}: nested deeper than ${MAX_DEPTH} levels`)
   }
   if (typeof value === 'string') {
     if (value.includes(NUL)) throw new DomainError('VALIDATION_ERROR', `${where}: text may not contain NUL characters`)
+    if (value.includes(REPLACEMENT)) throw new DomainError('VALIDATION_ERROR', `${where}: text is not valid UTF-8`)
   } else if (Array.isArray(value)) {
-    for (const v of value) rejectNul(v, where, depth + 1)
+    for (const v of value) rejectBadText(v, where, depth + 1)
   } else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
-      rejectNul(k, where, depth + 1)
-      rejectNul(v, `${where}.${k}`, depth + 1)
+      rejectBadText(k, where, depth + 1)
+      rejectBadText(v, `${where}.${k}`, depth + 1)
     }
   }
 }
@@ -143,7 +154,7 @@ async function answer(
   principal: Principal | null,
   parsers: BodyParsers,
 ): Promise<RouteReply> {
-  rejectNul(ctx.query, 'query')
+  rejectBadText(ctx.query, 'query')
   const querySpec = forForm(spec.query, form)
   const query = querySpec ? parseInput(querySpec.schema, singleValues(ctx.query)) : {}
   const input = (body: unknown, bodyKind: BodySpec['kind'] | null): RouteInput => ({
@@ -166,14 +177,16 @@ async function answer(
   if (chosen.kind === 'json') {
     await parsers.json(ctx, async () => {
       const raw = ctx.request.body ?? {}
-      rejectNul(raw, 'body')
+      rejectBadText(raw, 'body')
       const body = chosen.validate === 'handler' ? raw : parseInput(chosen.schema, raw)
       reply = await handle(input(body, 'json'))
     })
   } else {
     await parsers.multipartFor(chosen)(ctx, async () => {
       const fields = fieldsOf(ctx)
-      rejectNul(fields, 'form field')
+      rejectBadText(fields, 'form field')
+      // File names too, all of them before any job is created; other control characters are sanitised later.
+      for (const f of allFilesOf(ctx)) rejectBadText(f.originalFilename ?? '', 'file name')
       const values: Record<string, string | undefined> = {}
       for (const name of Object.keys(chosen.fields.shape)) {
         values[name] = first(fields[name]) ?? (chosen.fieldsInQuery ? first(ctx.query[name]) : undefined)

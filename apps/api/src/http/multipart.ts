@@ -311,6 +311,11 @@ function singleOrArray<T>(record: Record<string, T[]>): Record<string, T | T[]> 
   return out
 }
 
+/** Every uploaded file of the request, whatever its field. */
+export function allFilesOf(ctx: { request: { files?: Record<string, File | File[]> } }): File[] {
+  return Object.values(ctx.request.files ?? {}).flat()
+}
+
 /** koa-body gives a single File or an array; callers always get an array. */
 export function filesOf(ctx: { request: { files?: Record<string, File | File[]> } }, field: string): File[] {
   const v = ctx.request.files?.[field]
