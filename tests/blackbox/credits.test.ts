@@ -185,7 +185,9 @@ describe('a stage worker killed in the middle of settling', () => {
     const observer = new pg.Client({ connectionString: stack.env.DATABASE_URL })
     await Promise.all([client.connect(), observer.connect()])
     try {
-      // Hold the job's hold row locked, so that the destination stage's settlement blocks inside its transaction.
+      // Hold the job's hold row locked, so that the destination stage's settlement blocks inside its transaction. The
+      // stage worker is stopped until the lock is held: a one-page job can otherwise settle before the test locks.
+      await stack.kill('stage-worker', 'SIGTERM')
       const submit = await submitB(key, pipelineId)
       expect(submit.status).toBe(202)
       const jobId = submit.body[0].job_id as string
@@ -193,6 +195,7 @@ describe('a stage worker killed in the middle of settling', () => {
       const locked = await client.query(`SELECT status FROM credit_holds WHERE job_id = $1 FOR UPDATE`, [jobId])
       expect(locked.rows).toEqual([{ status: 'pending' }])
       const { rows: me } = await client.query('SELECT pg_backend_pid() AS pid')
+      await stack.start('stage-worker')
 
       // The worker reaches destination and waits on our lock, in the middle of settling: kill it there.
       const blocked = await pollUntil(
