@@ -3,6 +3,7 @@
 // leaves nothing in QUIRE_UPLOAD_DIR, and creates no job. Every complete answer, raw or not, is checked against the
 // served OpenAPI document (tests/blackbox/contract.ts), as the black-box client checks its own.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import net from 'node:net'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { invoicePdf } from '../fixtures/make-fixtures.ts'
@@ -673,6 +674,59 @@ describe('NUL bytes never reach the database', () => {
     const res = await call(stack.baseUrl, 'DELETE', '/v1/jobs', { key: keyB })
     expect(res.status).toBe(405)
     expect(res.body).toMatchObject({ error: 'METHOD_NOT_ALLOWED' })
+  })
+})
+
+describe('requests the HTTP parser rejects: the envelope, and no reset', () => {
+  // DESIGN, Robustness: "oversized headers → 4xx with the envelope".
+  it('headers over 16 KB → 431 HEADERS_TOO_LARGE in the flat envelope, Connection: close', async () => {
+    const res = await rawRequest({
+      port,
+      head: ['GET /v1/credits HTTP/1.1', 'Host: 127.0.0.1', `X-API-Key: ${keyB}`, `X-Big: ${'b'.repeat(70_000)}`],
+      contract: true,
+    })
+    expect(res.status).toBe(431)
+    expect(res.headers.connection).toBe('close')
+    expect(res.json).toMatchObject({ error: 'HEADERS_TOO_LARGE', message: expect.any(String) })
+    expect(new Date(res.json.timestamp).toISOString()).toBe(res.json.timestamp)
+  })
+
+  it('a request line that is not HTTP → 400 MALFORMED_REQUEST in the flat envelope', async () => {
+    const res = await rawRequest({ port, head: ['GET /v1/credits HTTP/1.1 extra', 'Host: 127.0.0.1'] })
+    expect(res.status).toBe(400)
+    expect(res.json).toMatchObject({ error: 'MALFORMED_REQUEST', timestamp: expect.any(String) })
+  })
+
+  // A client still writing its oversized request when the 431 goes out must not be reset (a reset can take the
+  // unread answer with it, as one fuzz request found): the API keeps reading until the client closes.
+  it('after the 431 the API keeps reading: the client’s further writes are not reset', async () => {
+    const outcome = await new Promise<{ error: string | null; answer: string }>((resolve) => {
+      const socket = net.connect({ port, host: '127.0.0.1', allowHalfOpen: true })
+      const chunks: Buffer[] = []
+      let error: string | null = null
+      socket.on('data', (d) => chunks.push(d))
+      socket.on('error', (e) => {
+        error = e.message
+      })
+      socket.on('connect', async () => {
+        socket.write(`GET /v1/credits HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'b'.repeat(20_000)}`)
+        await pollUntil(
+          async () => chunks.length,
+          (n) => n > 0,
+          5_000,
+          20,
+        )
+        for (let i = 0; i < 20 && !error; i++) {
+          socket.write('c'.repeat(50_000))
+          await new Promise((r) => setTimeout(r, 10))
+        }
+        await new Promise((r) => setTimeout(r, 100))
+        socket.destroy()
+        resolve({ error, answer: Buffer.concat(chunks).toString('latin1') })
+      })
+    })
+    expect(outcome.answer).toMatch(/^HTTP\/1\.1 431 /)
+    expect(outcome.error).toBeNull()
   })
 })
 

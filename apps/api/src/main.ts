@@ -10,6 +10,7 @@ import { config } from './config.ts'
 import { queueDashboard } from './dashboard.ts'
 import { throttleKicks } from './relay-kick.ts'
 import { startUploadSweep } from './http/upload-sweep.ts'
+import { answerClientErrors } from './http/client-error.ts'
 
 const log = pino({
   name: 'quire-api',
@@ -56,6 +57,7 @@ const server = app.listen(config.port, config.host, () => {
   const port = typeof addr === 'object' && addr ? addr.port : config.port
   log.info({ port }, `Quire API listening on http://127.0.0.1:${port}`)
 })
+answerClientErrors(server, log)
 
 let stopping = false
 async function shutdown(signal: string) {

@@ -38,6 +38,8 @@ const ERRORS: Record<DomainErrorCode, { status: number; code?: string; envelope:
   DOCUMENT_NOT_IN_REVIEW: { status: 409, envelope: 'flat' },
   ERROR_GROUP_RESOLVED: { status: 409, envelope: 'flat' },
   METHOD_NOT_ALLOWED: { status: 405, envelope: 'flat' },
+  HEADERS_TOO_LARGE: { status: 431, envelope: 'flat' },
+  REQUEST_TIMEOUT: { status: 408, envelope: 'flat' },
   VALIDATION_ERROR: { status: 400, envelope: 'flat' },
   SERVICE_UNAVAILABLE: { status: 503, envelope: 'flat' },
 }

@@ -69,11 +69,14 @@ export const ERROR_DESCRIPTIONS: Record<DomainErrorCode, string> = {
   OBJECT_NOT_FOUND: 'no object with that key in the bucket (Form A JSON submission).',
   BUCKET_UNAVAILABLE: 'the bucket could not be read; retry later (Form A JSON submission).',
   DOCUMENT_NOT_IN_REVIEW: 'the document is not waiting for review.',
-  VALIDATION_ERROR: 'a string in the request (query, body or form field) contains a NUL character.',
+  VALIDATION_ERROR:
+    'a string in the request (query, JSON body, form field or file name) contains a NUL character or bytes that are not UTF-8.',
   SERVICE_UNAVAILABLE:
     'a dependency (database or queue) is briefly unavailable; retry after the number of seconds in `Retry-After`.',
   ERROR_GROUP_RESOLVED: 'the error group is already resolved: no job of it is blocked.',
   METHOD_NOT_ALLOWED: 'the path exists but not with this method; `Allow` lists the methods it takes.',
+  HEADERS_TOO_LARGE: 'the request line and headers together exceed 16 KB; the connection closes.',
+  REQUEST_TIMEOUT: 'the headers did not arrive within 60 s, or the whole request within 5 min; the connection closes.',
 }
 
 /** Every domain error code (complete: ERROR_DESCRIPTIONS is a Record over the type). */

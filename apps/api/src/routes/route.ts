@@ -131,8 +131,9 @@ const MULTIPART_ERRORS: DomainErrorCode[] = [
 /** Every error code the route may answer in a form: its own, plus those its auth, query and bodies imply. */
 export function declaredErrors(spec: RouteSpec, form: ApiForm): DomainErrorCode[] {
   const codes = [...AUTH_ERRORS[spec.auth]]
-  // Any query string may carry a NUL; anything that reads a dependency may find it down.
-  codes.push('VALIDATION_ERROR')
+  // Any request may be malformed HTTP, carry oversized headers or arrive too slowly (answered before routing, by
+  // http/client-error.ts); any query string may carry a NUL; anything that reads a dependency may find it down.
+  codes.push('MALFORMED_REQUEST', 'HEADERS_TOO_LARGE', 'REQUEST_TIMEOUT', 'VALIDATION_ERROR')
   if (spec.usesDependencies !== false) codes.push('SERVICE_UNAVAILABLE')
   if (forForm(spec.query, form)) codes.push('INVALID_PARAMETER')
   for (const b of bodiesOf(spec, form)) codes.push(...(b.kind === 'json' ? JSON_BODY_ERRORS : MULTIPART_ERRORS))
