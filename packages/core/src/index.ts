@@ -22,7 +22,7 @@ export {
   resolvePipeline,
 } from './pipelines/pipelines.ts'
 export type { PipelineView, ResolvedPipeline } from './pipelines/pipelines.ts'
-export { intakeFile, discardUploads } from './jobs/inspect-files.ts'
+export { intakeFile, discardUploads, recordQuarantine } from './jobs/inspect-files.ts'
 export type { UploadedFile, InspectedFile } from './jobs/inspect-files.ts'
 export { createJob } from './jobs/create-job.ts'
 export type { JobOptions } from './jobs/create-job.ts'

@@ -1,5 +1,5 @@
 import Router from '@koa/router'
-import { authenticateApiKey, type Principal } from '@quire/core'
+import { authenticateApiKey, type Principal, recordQuarantine } from '@quire/core'
 import { DomainError, parseInput, PLATFORM_MAX_FILE_MB } from '@quire/domain'
 import { type ApiForm, formProfile } from '@quire/forms'
 import type { Middleware } from 'koa'
@@ -57,9 +57,10 @@ export function mountRoutes(deps: AppDeps, routes: readonly RouteSpec[]): Router
     router[spec.method](koaPath(spec.path), async (koaCtx) => {
       const ctx = koaCtx as unknown as Ctx
       let form: ApiForm = NEUTRAL_FORM
+      let principal: Principal | null = null
       try {
         rejectNulInPath(spec, ctx)
-        const principal = await authenticate(spec, ctx, deps)
+        principal = await authenticate(spec, ctx, deps)
         form = principal?.apiForm ?? NEUTRAL_FORM
         const reply = await answer(spec, form, ctx, deps, routes, principal, { json, multipartFor })
         if (!Object.hasOwn(forForm(spec.responses, form), String(reply.status))) {
@@ -71,11 +72,30 @@ export function mountRoutes(deps: AppDeps, routes: readonly RouteSpec[]): Router
       } catch (raw) {
         const err = toClientError(raw)
         if (err && !declaredErrors(spec, form).includes(err.code)) undeclared(deps, spec, { code: err.code })
+        if (err?.code === 'FILE_TOO_LARGE' && principal) await quarantineOversizeFile(deps, principal, err)
         throw err ?? raw
       }
     })
   }
   return router
+}
+
+/**
+ * A file cut off at the platform's per-file limit while it streamed is refused at intake like one of the wrong type
+ * (spec: `doc.quarantined`, "size or type"). Recording it never replaces the 413 the client is owed.
+ */
+async function quarantineOversizeFile(deps: AppDeps, principal: Principal, err: DomainError) {
+  try {
+    await recordQuarantine({
+      db: deps.db,
+      workspaceId: principal.workspaceId,
+      fileName: String(err.details?.file_name ?? ''),
+      reason: 'size',
+      message: err.message,
+    })
+  } catch (e) {
+    deps.log.warn({ err: e }, 'could not record the quarantine of an oversized upload')
+  }
 }
 
 const NUL = '\u0000'

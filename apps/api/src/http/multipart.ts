@@ -190,6 +190,7 @@ function parseMultipart(
         fail(
           new DomainError('FILE_TOO_LARGE', `a file exceeds the upload limit of ${limits.maxFileMb} MB per file`, {
             max_file_mb: limits.maxFileMb,
+            file_name: sanitiseFileName(part.originalFilename ?? ''),
           }),
         )
       }

@@ -28,22 +28,38 @@ export async function intakeFile(opts: {
     return await inspect(opts.file, opts.definition, opts.formTypes)
   } catch (err) {
     if (isDomainError(err) && QUARANTINE_CODES.has(err.code)) {
-      await opts.db.$transaction((tx) =>
-        recordEvents(tx, [
-          {
-            workspaceId: opts.workspaceId,
-            type: 'document.quarantined',
-            data: {
-              file_name: opts.file.fileName,
-              reason: err.code === 'UNSUPPORTED_FILE_TYPE' ? 'type' : 'size',
-              message: err.message,
-            },
-          },
-        ]),
-      )
+      await recordQuarantine({
+        db: opts.db,
+        workspaceId: opts.workspaceId,
+        fileName: opts.file.fileName,
+        reason: err.code === 'UNSUPPORTED_FILE_TYPE' ? 'type' : 'size',
+        message: err.message,
+      })
     }
     throw err
   }
+}
+
+/**
+ * Intake refused a file (spec: `doc.quarantined`, "antivirus, size or type"): its type or the pipeline's size limit
+ * here, the platform's per-file limit while the upload streams (the API's multipart reader, 413).
+ */
+export async function recordQuarantine(opts: {
+  db: Db
+  workspaceId: string
+  fileName: string
+  reason: 'type' | 'size'
+  message: string
+}): Promise<void> {
+  await opts.db.$transaction((tx) =>
+    recordEvents(tx, [
+      {
+        workspaceId: opts.workspaceId,
+        type: 'document.quarantined',
+        data: { file_name: opts.fileName, reason: opts.reason, message: opts.message },
+      },
+    ]),
+  )
 }
 
 /**
