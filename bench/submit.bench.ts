@@ -7,7 +7,7 @@
 // domain calls in place of its INSERT and UPDATE (bench/baselines/domain-submit.ts). It splits the distance into
 // what a job's rows and files cost and what the API around them costs.
 import { invoicePdf } from '../tests/fixtures/make-fixtures.ts'
-import { startBareSubmit } from './lib/bare-app.ts'
+import { startSubmitBaseline } from './lib/bare-app.ts'
 import {
   benchWorkspace,
   cpuMs,
@@ -26,14 +26,14 @@ const SECONDS = QUICK ? 3 : 8
 const CONNECTIONS = [1, 8]
 
 const apps = await startApps('submit', { apps: ['api'] })
-const bare = await startBareSubmit({
+const bare = await startSubmitBaseline({
   DATABASE_URL: apps.databaseUrl,
   QUIRE_QUEUE_PREFIX: apps.env.QUIRE_QUEUE_PREFIX!,
 })
-let domain: Awaited<ReturnType<typeof startBareSubmit>> | undefined
+let domain: Awaited<ReturnType<typeof startSubmitBaseline>> | undefined
 try {
   const { key } = await benchWorkspace(apps.baseUrl, 'B')
-  domain = await startBareSubmit(
+  domain = await startSubmitBaseline(
     {
       DATABASE_URL: apps.databaseUrl,
       QUIRE_QUEUE_PREFIX: apps.env.QUIRE_QUEUE_PREFIX!,

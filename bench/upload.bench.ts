@@ -3,7 +3,7 @@
 // sniff, page count) takes the same upload as the baseline. Target: the API grows by less than 64 MB.
 import { randomBytes } from 'node:crypto'
 import { PDFDocument, StandardFonts } from 'pdf-lib'
-import { startBareSubmit } from './lib/bare-app.ts'
+import { startSubmitBaseline } from './lib/bare-app.ts'
 import { benchWorkspace, median, multipartBody, QUICK, record, sampleRss, sleep, startApps } from './lib/kit.ts'
 
 const ROUNDS = QUICK ? 1 : 3
@@ -18,7 +18,10 @@ async function bigPdf(mb: number): Promise<Uint8Array> {
 }
 
 const apps = await startApps('upload', { apps: ['api'] })
-const bare = await startBareSubmit({ DATABASE_URL: apps.databaseUrl, QUIRE_QUEUE_PREFIX: apps.env.QUIRE_QUEUE_PREFIX! })
+const bare = await startSubmitBaseline({
+  DATABASE_URL: apps.databaseUrl,
+  QUIRE_QUEUE_PREFIX: apps.env.QUIRE_QUEUE_PREFIX!,
+})
 try {
   const { key } = await benchWorkspace(apps.baseUrl, 'B')
   const { body, contentType } = multipartBody('files', 'big.pdf', await bigPdf(99))

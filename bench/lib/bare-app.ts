@@ -6,7 +6,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { freePort, ROOT, sleep, stopChild } from './kit.ts'
 
-export async function startBareSubmit(
+/** A submit baseline as its own process: the bare app (default) or the bare app calling Quire's domain. */
+export async function startSubmitBaseline(
   env: { DATABASE_URL: string; QUIRE_QUEUE_PREFIX: string; BENCH_WORKSPACE_ID?: string },
   script: 'bare-submit.ts' | 'domain-submit.ts' = 'bare-submit.ts',
 ) {

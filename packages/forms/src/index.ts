@@ -20,7 +20,15 @@ export {
 export type { StoredEvent, CandidateWebhook, Bindings, Recipient } from './webhook-events.ts'
 export { buildFormAPayload, buildFormBPayload } from './webhook-payloads.ts'
 export { presentPipeline } from './pipeline.presenter.ts'
-export { CursorPage, ExtractedData, ExtractedField, NumberedPage, Timestamp, WebhookStatus } from './shared.schemas.ts'
+export {
+  CursorPage,
+  presentCursorPage,
+  ExtractedData,
+  ExtractedField,
+  NumberedPage,
+  Timestamp,
+  WebhookStatus,
+} from './shared.schemas.ts'
 export { FormAJob, FormAJobCreated, FormAJobStatus, FormAWebhook } from './form-a.schemas.ts'
 export {
   FormBJob,

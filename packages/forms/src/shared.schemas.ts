@@ -40,6 +40,15 @@ export const CursorPage = z.object({
   has_more: z.boolean().describe('`false` on the last page.'),
 })
 
+/** The page object of a keyset page, as every cursor-paginated list answers it. */
+export const presentCursorPage = (page: {
+  nextCursor: string | null
+  hasMore: boolean
+}): z.output<typeof CursorPage> => ({
+  next_cursor: page.nextCursor,
+  has_more: page.hasMore,
+})
+
 /** Page object of the page-numbered lists (pipelines, webhooks). */
 export const NumberedPage = z.object({
   page: z.number().int().min(1),

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks'
 import type { Dispatcher } from 'undici'
 import { createGuardedDispatcher } from './guarded-dispatcher.transport.ts'
 import { WEBHOOK_USER_AGENT } from './webhook-headers.policy.ts'
+import { receiverAccepted } from './retry.policy.ts'
 
 /** Input of {@link deliverWebhook}. */
 export type DeliverWebhookOptions = {
@@ -148,7 +149,7 @@ function post(options: DeliverWebhookOptions, dispatcher: Dispatcher): Promise<D
 function outcome(statusCode: number | undefined, err: unknown, durationMs: number): DeliveryResult {
   // Once the status line is in, the status decides: a broken, slow or oversized body after it does not.
   if (statusCode !== undefined) {
-    if (statusCode >= 200 && statusCode < 300) return { ok: true, statusCode, durationMs }
+    if (receiverAccepted(statusCode)) return { ok: true, statusCode, durationMs }
     const errorKind: DeliveryErrorKind = statusCode >= 300 && statusCode < 400 ? 'redirect' : 'http_status'
     return {
       ok: false,

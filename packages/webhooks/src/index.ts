@@ -15,6 +15,7 @@ export {
   formAShouldRetry,
   formBRetryDelayMs,
   parseRetryScheduleMs,
+  receiverAccepted,
 } from './retry.policy.ts'
 export type {
   FormARetryDecision,

@@ -1,3 +1,7 @@
+/** A delivery succeeds on any 2xx response (spec); anything else, or no response, is a failed attempt. */
+export const receiverAccepted = (statusCode: number | null | undefined): boolean =>
+  statusCode != null && statusCode >= 200 && statusCode < 300
+
 /** Form A defaults from the spec: 10 attempts, wait doubling from 4 s, abandoned ~35 min after the first attempt. */
 export const FORM_A_RETRY_DEFAULTS = {
   baseMs: 4_000,

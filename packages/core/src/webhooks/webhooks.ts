@@ -6,6 +6,7 @@ import {
   assertNoReservedHeaders,
   assertWebhookUrl,
   openWebhookAuth,
+  receiverAccepted,
   sealWebhookAuth,
   webhookAuthIsCurrent,
 } from '@quire/webhooks'
@@ -184,9 +185,6 @@ export async function setWebhookStatus(opts: {
   return toWebhookView(row)
 }
 
-/** An attempt succeeded when the receiver answered 2xx (spec: "A delivery succeeds on any 2xx response"). */
-const attemptSucceeded = (code: number | null) => code !== null && code >= 200 && code < 300
-
 /**
  * A webhook's deliveries, newest first, keyset-paginated like jobs (DESIGN, "Webhook deliveries"), each with its
  * attempts in order and its next retry.
@@ -217,7 +215,7 @@ export async function listDeliveries(opts: {
       completed_at: d.completedAt?.toISOString() ?? null,
       attempts: d.attemptLog.map((a) => ({
         attempt: a.attempt,
-        status: attemptSucceeded(a.statusCode) ? ('succeeded' as const) : ('failed' as const),
+        status: receiverAccepted(a.statusCode) ? ('succeeded' as const) : ('failed' as const),
         response_code: a.statusCode,
         error: a.error,
         duration_ms: a.durationMs,

@@ -1,3 +1,4 @@
+import { presentCursorPage } from '@quire/forms'
 import { getBalance, listLedgerEntries } from '@quire/ledger'
 import { z } from 'zod'
 import { Balance, LedgerEntryList } from '../../openapi/resource-schemas.ts'
@@ -49,7 +50,7 @@ export const CREDIT_ROUTES = [
         jobId: q.job_id,
         kind: q.kind,
       })
-      return { status: 200, body: { data: page.data, page: { next_cursor: page.nextCursor, has_more: page.hasMore } } }
+      return { status: 200, body: { data: page.data, page: presentCursorPage(page) } }
     },
   }),
 ]

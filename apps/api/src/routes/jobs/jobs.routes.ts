@@ -9,6 +9,7 @@ import {
   FormBJobSubmitted,
   FormBSubmitFields,
   formProfile,
+  presentCursorPage,
 } from '@quire/forms'
 import { z } from 'zod'
 import { byForm, defineRoute, type RouteInput } from '../route.ts'
@@ -38,7 +39,7 @@ const listQuery = (statuses: readonly [string, ...string[]]) =>
       .transform((s) => new Date(s))
       .optional(),
   })
-export const ListQuery = { A: listQuery(formProfile('A').jobStatuses), B: listQuery(formProfile('B').jobStatuses) }
+const ListQuery = { A: listQuery(formProfile('A').jobStatuses), B: listQuery(formProfile('B').jobStatuses) }
 
 /** Form B `include` on job reads (parsed leniently: unknown entries are ignored). */
 const IncludeQuery = z.object({
@@ -183,7 +184,7 @@ const listJobsRoute = defineRoute<z.output<(typeof ListQuery)['B']> & { include?
       status: 200,
       body: {
         data: page.data.map((j) => profile.presentJob(j, { include: q.include })),
-        page: { next_cursor: page.nextCursor, has_more: page.hasMore },
+        page: presentCursorPage(page),
       },
     }
   },

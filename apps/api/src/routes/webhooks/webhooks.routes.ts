@@ -16,6 +16,7 @@ import {
   FormBWebhookWithSecret,
   formProfile,
   NumberedPage,
+  presentCursorPage,
 } from '@quire/forms'
 import type { Scope } from '@quire/domain'
 import { z } from 'zod'
@@ -220,7 +221,7 @@ export const WEBHOOK_ROUTES = [
         status: 200,
         body: {
           data: deliveries.data,
-          page: { next_cursor: deliveries.nextCursor, has_more: deliveries.hasMore },
+          page: presentCursorPage(deliveries),
         },
       }
     },
