@@ -237,6 +237,26 @@ describe('413 FILE_TOO_LARGE, per file, early', () => {
     })
     await expectRejected(res, 422, 'UNSUPPORTED_FILE_TYPE')
   })
+
+  // Spec, Form B responses, rule 4: "Files are processed in order. If a later file is rejected, jobs already created
+  // for earlier files stand and the response is the error."
+  it('Form B: a later file over 100 MB is 413, and the job of the file before it stands', async () => {
+    const { key } = await newWorkspace(stack.baseUrl, 'B', { credits: 1000 })
+    const res = await call(stack.baseUrl, 'POST', '/v1/jobs', {
+      key,
+      form: fileForm('files', [
+        { name: 'first.pdf', bytes: await invoicePdf() },
+        { name: 'second.pdf', bytes: new Uint8Array(LIMIT + MB) },
+      ]),
+    })
+    expect(res.status).toBe(413)
+    expect(res.body).toMatchObject({ error: 'FILE_TOO_LARGE', details: { file_name: 'second.pdf' } })
+    const jobs = await call(stack.baseUrl, 'GET', '/v1/jobs', { key })
+    expect(jobs.body.data).toHaveLength(1)
+    const job = await call(stack.baseUrl, 'GET', `/v1/jobs/${jobs.body.data[0].job_id}`, { key })
+    expect(job.body.input).toMatchObject({ file_name: 'first.pdf' })
+    await expectUploadDirEmpty()
+  })
 })
 
 // ---- malformed and truncated multipart, over raw sockets -------------------------------------------------------------

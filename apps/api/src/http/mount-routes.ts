@@ -47,6 +47,7 @@ export function mountRoutes(deps: AppDeps, routes: readonly RouteSpec[]): Router
         maxFileBytes: PLATFORM_MAX_FILE_MB * MB,
         maxFiles: deps.config.maxFilesPerRequest,
         parameters: () => accepted,
+        earlierFilesStand: spec.earlierFilesStand,
       })
       multiparts.set(spec, m)
     }

@@ -28,6 +28,11 @@ export type MultipartOptions = {
   maxFieldsBytes?: number
   /** The names the request may carry; any other is 400 UNKNOWN_PARAMETER. Undefined or null: any name. */
   parameters?: (ctx: Context) => SubmitParameters | null | undefined
+  /**
+   * A file over `maxFileBytes` ends the upload there, but the parts read before it still reach the route, and the
+   * 413 is the route's to answer once it has processed them (refusedFileOf). Otherwise it is answered at once.
+   */
+  earlierFilesStand?: boolean
 }
 
 type TempFile = { path: string; stream: WriteStream }
@@ -36,6 +41,8 @@ type Parsed = {
   files: Record<string, File[]>
   textNames: string[]
   fileNames: string[]
+  /** With `earlierFilesStand`: the file part that passed the size limit; the rest are those read before it. */
+  refused?: DomainError
 }
 
 /**
@@ -70,6 +77,11 @@ export function multipartMiddleware(opts: MultipartOptions): Middleware {
         // Stop reading the rest of a rejected body; closeAfterResponse decides what happens to it.
         if (!ctx.req.complete) ctx.req.pause()
         throw isDomainError(err) ? err : (fromBodyError(err, limits) ?? err)
+      }
+      if (parsed.refused) {
+        // Nothing after the refused part is read; the route answers it after the parts before it.
+        if (!ctx.req.complete) ctx.req.pause()
+        refusedFiles.set(ctx.request, parsed.refused)
       }
       const accepted = opts.parameters?.(ctx)
       if (accepted) {
@@ -200,16 +212,42 @@ function parseMultipart(
     return handle(part)
   }
 
-  return form.parse(req).then(([fields, files]) => {
-    // formidable lists a file when its write finishes, which can differ from the order the parts arrived in; the
-    // spec answers files in upload order, so restore it from the order the write streams were opened.
+  // What has been read completely so far, for a refusal that leaves the earlier parts standing.
+  // Maps, not objects: a part may be named `constructor` or `__proto__`.
+  const fieldsSoFar = new Map<string, string[]>()
+  const filesSoFar = new Map<string, File[]>()
+  const add = <T>(map: Map<string, T[]>, name: string, value: T) => {
+    const list = map.get(name)
+    if (list) list.push(value)
+    else map.set(name, [value])
+  }
+  form.on('field', (name: string, value: string) => add(fieldsSoFar, name, value))
+  form.on('file', (name: string, file: File) => add(filesSoFar, name, file))
+  // formidable lists a file when its write finishes, which can differ from the order the parts arrived in; the
+  // spec answers files in upload order, so restore it from the order the write streams were opened.
+  const inArrivalOrder = (files: Record<string, File[]>) => {
     const arrival = new Map(temps.map((t, i) => [t.path, i]))
     const byArrival = (a: File, b: File) => (arrival.get(a.filepath) ?? 0) - (arrival.get(b.filepath) ?? 0)
-    const ordered = Object.fromEntries(
-      Object.entries(files as Record<string, File[]>).map(([name, list]) => [name, [...list].sort(byArrival)]),
-    )
-    return { fields: fields as Record<string, string[]>, files: ordered, textNames, fileNames }
-  })
+    return Object.fromEntries(Object.entries(files).map(([name, list]) => [name, [...list].sort(byArrival)]))
+  }
+  return form.parse(req).then(
+    ([fields, files]) => ({
+      fields: fields as Record<string, string[]>,
+      files: inArrivalOrder(files as Record<string, File[]>),
+      textNames,
+      fileNames,
+    }),
+    (err: unknown) => {
+      if (!(opts.earlierFilesStand && isDomainError(err) && err.code === 'FILE_TOO_LARGE')) throw err
+      return {
+        fields: Object.fromEntries(fieldsSoFar),
+        files: inArrivalOrder(Object.fromEntries(filesSoFar)),
+        textNames,
+        fileNames,
+        refused: err,
+      }
+    },
+  )
 }
 
 /**
@@ -276,6 +314,15 @@ export function extendedFileName(disposition: string | undefined): string | null
 }
 
 const movedFiles = new WeakMap<object, Set<string>>()
+const refusedFiles = new WeakMap<object, DomainError>()
+
+/**
+ * The file part refused while it streamed (413 FILE_TOO_LARGE) on a body whose earlier files stand: the route
+ * processes the files before it, then answers this.
+ */
+export function refusedFileOf(ctx: { request: object }): DomainError | undefined {
+  return refusedFiles.get(ctx.request)
+}
 
 /**
  * Tells the middleware that a route moved this upload's temporary file into blob storage (a job was created from

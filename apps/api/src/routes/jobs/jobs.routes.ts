@@ -103,6 +103,7 @@ const submitJob = defineRoute({
       fileDescription:
         'The file(s): PDF, DOCX, PNG, JPEG, TIFF, BMP, GIF or WebP, up to 100 MB each. Repeat the part: each file becomes its own job, in upload order.',
       fieldsInQuery: true,
+      earlierFilesStand: true,
     },
   }),
   responses: byForm({

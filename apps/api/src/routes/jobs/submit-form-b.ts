@@ -3,7 +3,7 @@ import { DomainError, isFinalStatus } from '@quire/domain'
 import { resolveSchema } from '@quire/extraction'
 import { type FormBSubmitFields, presentFormBJob, presentFormBSubmitted } from '@quire/forms'
 import { baseUrl } from '../../http/context.ts'
-import { filesOf, tempFileMoved, toUploaded } from '../../http/multipart.ts'
+import { filesOf, refusedFileOf, tempFileMoved, toUploaded } from '../../http/multipart.ts'
 import type { RouteInput, RouteReply } from '../route.ts'
 
 const SYNC_DEGRADED = 'sync_budget_exceeded'
@@ -19,7 +19,9 @@ export async function submitFormB({
   const started = Date.now()
   // Temporary files are the multipart middleware's: it removes whatever the jobs did not move to blob storage.
   const files = filesOf(ctx as never, 'files')
-  if (files.length === 0) throw new DomainError('MISSING_PART', 'no `files` part in the request')
+  // A file cut off at the size limit: the files before it still become jobs, then the response is its 413.
+  const refused = refusedFileOf(ctx as never)
+  if (files.length === 0) throw refused ?? new DomainError('MISSING_PART', 'no `files` part in the request')
   const pipeline = await resolvePipeline({
     db: deps.db,
     workspaceId: principal.workspaceId,
@@ -64,6 +66,7 @@ export async function submitFormB({
     accepted.push(created.accepted)
     deps.dispatchOutbox(created.dispatch)
   }
+  if (refused) throw refused
   const read = (jobId: string) => getJob({ db: deps.db, workspaceId: principal.workspaceId, jobId })
   const base = baseUrl(ctx, deps)
   if (fields.mode === 'async') {
