@@ -31,7 +31,7 @@ export function answerClientErrors(server: http.Server, log: Logger, lingerMs = 
       return
     }
     const { status, body } = errorResponse(clientErrorOf(err))
-    log.info({ code: err.code, status }, 'request rejected by the HTTP parser')
+    log.debug({ code: err.code, status }, 'request rejected by the HTTP parser')
     const json = JSON.stringify(body)
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
