@@ -1,8 +1,8 @@
-import type http from 'node:http'
-import { STATUS_CODES } from 'node:http'
+import http, { STATUS_CODES } from 'node:http'
 import type net from 'node:net'
 import { DomainError } from '@quire/domain'
 import type { Logger } from 'pino'
+import { DEFAULT_LINGER_MS, lingerThenDestroy } from './connection.ts'
 import { errorResponse } from './errors.ts'
 
 const ANSWERED = Symbol('quire.client-error-answered')
@@ -17,7 +17,7 @@ const ANSWERED = Symbol('quire.client-error-answered')
  * it had read the 431). So close the way the rest of the API does after an early answer (connection.ts): write the
  * answer, half-close, and keep reading (the parser discards it) until the client closes or `lingerMs` passes.
  */
-export function answerClientErrors(server: http.Server, log: Logger, lingerMs = 2_000): void {
+export function answerClientErrors(server: http.Server, log: Logger, lingerMs = DEFAULT_LINGER_MS): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: net.Socket & { [ANSWERED]?: true }) => {
     // The parser reports each further chunk of the rejected request again; the first report was answered.
     if (socket[ANSWERED]) return
@@ -33,17 +33,15 @@ export function answerClientErrors(server: http.Server, log: Logger, lingerMs = 
     const { status, body } = errorResponse(clientErrorOf(err))
     log.debug({ code: err.code, status }, 'request rejected by the HTTP parser')
     const json = JSON.stringify(body)
-    socket.end(
+    socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +
         `Content-Length: ${Buffer.byteLength(json)}\r\n` +
         'Connection: close\r\n\r\n' +
         json,
     )
-    const timer = setTimeout(() => socket.destroy(), lingerMs)
-    timer.unref()
-    socket.once('close', () => clearTimeout(timer))
-    // Our side is already ended: when the client ends its side too, the connection is done.
+    lingerThenDestroy(socket, lingerMs)
+    // Our side is ended: when the client ends its side too, the connection is done.
     socket.once('end', () => socket.destroy())
   })
 }
@@ -51,7 +49,7 @@ export function answerClientErrors(server: http.Server, log: Logger, lingerMs = 
 function clientErrorOf(err: NodeJS.ErrnoException): DomainError {
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return new DomainError('HEADERS_TOO_LARGE', 'the request line and headers exceed 16 KB')
+      return new DomainError('HEADERS_TOO_LARGE', `the request line and headers exceed ${http.maxHeaderSize} bytes`)
     case 'ERR_HTTP_REQUEST_TIMEOUT':
     case 'HPE_HEADERS_TIMEOUT':
       return new DomainError('REQUEST_TIMEOUT', 'the request headers did not arrive in time')

@@ -25,6 +25,20 @@ export type LingerOptions = {
  *
  * Idempotent; a no-op when the request body has already been read completely.
  */
+/** Linger time after an early answer, before the connection is cut whatever the client still sends. */
+export const DEFAULT_LINGER_MS = 2_000
+
+/**
+ * Half-closes the socket (once what was written is flushed) and destroys it after `lingerMs` at the latest; the
+ * caller decides what it reads meanwhile and when the client's own close ends it sooner.
+ */
+export function lingerThenDestroy(socket: net.Socket, lingerMs: number): void {
+  if (socket.writable) socket.end()
+  const timer = setTimeout(() => socket.destroy(), lingerMs)
+  timer.unref()
+  socket.once('close', () => clearTimeout(timer))
+}
+
 export function closeAfterResponse(ctx: Context, opts: LingerOptions = {}): void {
   const req = ctx.req
   if (req.complete || ctx.headerSent) return
@@ -33,7 +47,7 @@ export function closeAfterResponse(ctx: Context, opts: LingerOptions = {}): void
   ctx.set('Connection', 'close')
   if (socket[LINGERING]) return
   socket[LINGERING] = true
-  const lingerMs = opts.lingerMs ?? 2_000
+  const lingerMs = opts.lingerMs ?? DEFAULT_LINGER_MS
   const maxDrainBytes = opts.maxDrainBytes ?? 16 * MB
 
   // Node calls this once the `Connection: close` response has been written (see _http_server resOnFinish).
@@ -42,10 +56,7 @@ export function closeAfterResponse(ctx: Context, opts: LingerOptions = {}): void
       net.Socket.prototype.destroySoon.call(this)
       return
     }
-    if (this.writable) this.end()
-    const timer = setTimeout(() => this.destroy(), lingerMs)
-    timer.unref()
-    this.once('close', () => clearTimeout(timer))
+    lingerThenDestroy(this, lingerMs)
     let drained = 0
     req.on('error', () => {})
     req.on('end', () => this.destroy())

@@ -212,8 +212,8 @@ function parseMultipart(
     return handle(part)
   }
 
-  // What has been read completely so far, for a refusal that leaves the earlier parts standing.
-  // Maps, not objects: a part may be named `constructor` or `__proto__`.
+  // Every complete part, in one place for success and for a refusal that leaves the earlier parts standing. Maps,
+  // not objects: a part may be named `constructor` or `__proto__`.
   const fieldsSoFar = new Map<string, string[]>()
   const filesSoFar = new Map<string, File[]>()
   const add = <T>(map: Map<string, T[]>, name: string, value: T) => {
@@ -225,27 +225,17 @@ function parseMultipart(
   form.on('file', (name: string, file: File) => add(filesSoFar, name, file))
   // formidable lists a file when its write finishes, which can differ from the order the parts arrived in; the
   // spec answers files in upload order, so restore it from the order the write streams were opened.
-  const inArrivalOrder = (files: Record<string, File[]>) => {
+  const readSoFar = (refused?: DomainError): Parsed => {
     const arrival = new Map(temps.map((t, i) => [t.path, i]))
     const byArrival = (a: File, b: File) => (arrival.get(a.filepath) ?? 0) - (arrival.get(b.filepath) ?? 0)
-    return Object.fromEntries(Object.entries(files).map(([name, list]) => [name, [...list].sort(byArrival)]))
+    const files = [...filesSoFar].map(([name, list]) => [name, [...list].sort(byArrival)] as const)
+    return { fields: Object.fromEntries(fieldsSoFar), files: Object.fromEntries(files), textNames, fileNames, refused }
   }
   return form.parse(req).then(
-    ([fields, files]) => ({
-      fields: fields as Record<string, string[]>,
-      files: inArrivalOrder(files as Record<string, File[]>),
-      textNames,
-      fileNames,
-    }),
+    () => readSoFar(),
     (err: unknown) => {
       if (!(opts.earlierFilesStand && isDomainError(err) && err.code === 'FILE_TOO_LARGE')) throw err
-      return {
-        fields: Object.fromEntries(fieldsSoFar),
-        files: inArrivalOrder(Object.fromEntries(filesSoFar)),
-        textNames,
-        fileNames,
-        refused: err,
-      }
+      return readSoFar(err)
     },
   )
 }
