@@ -62,7 +62,8 @@ app.use(async (ctx) => {
 })
 const server = app.listen(Number(process.env.BENCH_PORT), '127.0.0.1')
 const stop = async () => {
-  server.close()
+  // Requests the load generator left in flight finish before the pool and queues close under them.
+  await new Promise((resolve) => server.close(resolve))
   await queue.obliterate({ force: true }).catch(() => {})
   await queue.close()
   await pool.end()

@@ -64,7 +64,8 @@ app.use(async (ctx) => {
 })
 const server = app.listen(Number(process.env.BENCH_PORT), '127.0.0.1')
 const stop = async () => {
-  server.close()
+  // Requests the load generator left in flight finish before the pool and queues close under them.
+  await new Promise((resolve) => server.close(resolve))
   await direct.stop()
   await queues.close()
   redis.disconnect()

@@ -51,6 +51,13 @@ const Env = SharedEnv.extend({
   /** Child processes that parse documents (PDF, rasterising, OCR) off the event loop; 0 parses in-process. */
   QUIRE_PARSE_PROCESSES: z.coerce.number().int().min(0).default(2),
   /**
+   * What the parse processes load before this worker takes its first job: `off` (everything on first use),
+   * `processes` (the processes start with their modules, about 140 MB each), `ocr` (their OCR engines too, with the
+   * model: about 170 MB and a second of CPU more each, so a new worker's first scanned pages are no slower than the
+   * rest; for OCR-heavy deployments that add workers under load).
+   */
+  QUIRE_PARSE_WARM_START: z.enum(['off', 'processes', 'ocr']).default('off'),
+  /**
    * With parse processes: a PDF of at most two pages and this many bytes has its text layer read in this process (a
    * round trip to a parse process costs more than such a parse); it goes to them when a page needs OCR. 0: never.
    */
@@ -85,6 +92,7 @@ function load() {
     ocrWorkers: env.QUIRE_OCR_WORKERS,
     parseProcesses: env.QUIRE_PARSE_PROCESSES,
     parseInlineMaxBytes: env.QUIRE_PARSE_INLINE_MAX_BYTES,
+    parseWarmStart: env.QUIRE_PARSE_WARM_START,
     chainStages: env.QUIRE_STAGE_CHAIN,
     checkpointMs: env.QUIRE_STAGE_CHECKPOINT_MS,
     retentionMs: env.QUIRE_JOB_RETENTION_MS,

@@ -1,6 +1,15 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { startTcpProxy } from '../../../tests/blackbox/tcp-proxy.ts'
-import { ApiForm, createPrisma, directQuery, inTransaction, isRetryableTxError, Prisma, type Db } from './index.ts'
+import {
+  ApiForm,
+  createPrisma,
+  directQuery,
+  directTransaction,
+  inTransaction,
+  isRetryableTxError,
+  Prisma,
+  type Db,
+} from './index.ts'
 
 const url = process.env.DATABASE_URL
 if (!url) throw new Error('DATABASE_URL is not set: run through `npm test`')
@@ -179,6 +188,63 @@ describe('the connection pool (packages/db/src/pool.ts)', () => {
       expect(await db.$queryRaw`SELECT 3 AS three`).toEqual([{ three: 3 }])
     } finally {
       await Promise.all([db.$disconnect(), admin.$disconnect()])
+    }
+  })
+})
+
+describe('directTransaction (packages/db/src/direct-sql.ts)', () => {
+  const backendPid = async (db: Db) =>
+    (await directQuery<{ pid: number }>(db, { text: 'SELECT pg_backend_pid() AS pid', values: [] }))[0]!.pid
+  const id = `ws_directtx_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+
+  it('commits its raw statements together, with Prisma fragments and Prisma value conventions', async () => {
+    const db = createPrisma(url, { poolMax: 1 })
+    try {
+      await db.workspace.create({ data: { id, name: 'direct tx', apiForm: ApiForm.B, creditsAvailable: 5 } })
+      const at = new Date('2026-03-04T05:06:07.089Z')
+      const rows = await directTransaction(db, async (sql) => {
+        const sets = [Prisma.sql`credits_available = credits_available - ${2}::int`, Prisma.sql`name = ${'renamed'}`]
+        const n = await sql.$executeRaw`UPDATE workspaces SET ${Prisma.join(sets, ', ')} WHERE id = ${id}`
+        expect(n).toBe(1)
+        // A Date goes in as its UTC instant; `timestamp` comes back as that instant and int8 as a bigint, as Prisma's.
+        return sql.$queryRaw<{ at: Date; big: bigint; available: number; name: string }[]>`
+          SELECT ${at}::timestamp(3) AS at, 9007199254740993::int8 AS big, credits_available AS available, name
+          FROM workspaces WHERE id = ${id}`
+      })
+      expect(rows).toEqual([{ at, big: 9007199254740993n, available: 3, name: 'renamed' }])
+      const ws = await db.workspace.findUniqueOrThrow({ where: { id } })
+      expect([ws.creditsAvailable, ws.name]).toEqual([3, 'renamed'])
+    } finally {
+      await db.workspace.deleteMany({ where: { id } })
+      await db.$disconnect()
+    }
+  })
+
+  it('rolls back everything when the callback throws or PostgreSQL refuses a statement, and keeps the connection', async () => {
+    const db = createPrisma(url, { poolMax: 1 })
+    try {
+      await db.workspace.create({ data: { id, name: 'direct tx', apiForm: ApiForm.B, creditsAvailable: 5 } })
+      const pid = await backendPid(db)
+      await expect(
+        directTransaction(db, async (sql) => {
+          await sql.$executeRaw`UPDATE workspaces SET credits_available = 0 WHERE id = ${id}`
+          throw new Error('boom')
+        }),
+      ).rejects.toThrow('boom')
+      await expect(
+        directTransaction(db, async (sql) => {
+          await sql.$executeRaw`UPDATE workspaces SET credits_available = 0 WHERE id = ${id}`
+          await sql.$executeRaw`UPDATE workspaces SET credits_available = -1 WHERE id = ${id}` // a CHECK refuses it
+        }),
+      ).rejects.toMatchObject({ code: '23514' })
+      expect((await db.workspace.findUniqueOrThrow({ where: { id } })).creditsAvailable).toBe(5)
+      expect(await backendPid(db)).toBe(pid)
+      // The connection is out of any transaction: a statement on it commits on its own.
+      await directQuery(db, { text: 'UPDATE workspaces SET credits_available = 4 WHERE id = $1', values: [id] })
+      expect((await db.workspace.findUniqueOrThrow({ where: { id } })).creditsAvailable).toBe(4)
+    } finally {
+      await db.workspace.deleteMany({ where: { id } })
+      await db.$disconnect()
     }
   })
 })

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { PrismaPg } from '@prisma/adapter-pg'
 import type pg from 'pg'
 import { Prisma, PrismaClient } from './generated/prisma/client.ts'
+import { type RawSql, transactionOn } from './direct-sql.ts'
 import { Pool } from './pool.ts'
 
 /** Options for {@link createPrisma}. */
@@ -76,9 +77,22 @@ export async function directQuery<Row extends Record<string, unknown>>(
   db: Db,
   query: { text: string; values: unknown[]; name?: string },
 ): Promise<Row[]> {
+  return (await poolOf(db).query<Row>(query)).rows
+}
+
+/**
+ * One transaction on the client's own connection pool, its raw statements (`sql.$queryRaw`, `sql.$executeRaw`, with
+ * Prisma's tagged templates and fragments) sent without Prisma in between and prepared per connection as Prisma's
+ * are: for a hot path whose transaction is a handful of raw statements (a stage's checkpoint).
+ */
+export function directTransaction<T>(db: Db, fn: (sql: RawSql) => Promise<T>): Promise<T> {
+  return transactionOn(poolOf(db), fn, (text) => preparedStatementName({ sql: text }))
+}
+
+function poolOf(db: Db): pg.Pool {
   const pool = pools.get(db)
-  if (!pool) throw new Error('directQuery needs a client made by createPrisma')
-  return (await pool.query<Row>(query)).rows
+  if (!pool) throw new Error('direct statements need a client made by createPrisma')
+  return pool
 }
 
 export type Db = ReturnType<typeof createPrisma>
@@ -162,6 +176,7 @@ export type {
   WebhookDelivery,
   Workspace,
 } from './generated/prisma/client.ts'
+export type { RawSql } from './direct-sql.ts'
 export { KEYSET_ORDER, keysetAfter, keysetPage } from './keyset.ts'
 export type { KeysetRow } from './keyset.ts'
 export { applyMigrations, readMigrations } from './migrate/apply-migrations.ts'

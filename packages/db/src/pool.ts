@@ -1,4 +1,5 @@
 import pg from 'pg'
+import { ignoreClientError, markPostgresqlSocketError } from './direct-sql.ts'
 
 /**
  * pg's Pool, except that a statement PostgreSQL refused leaves its connection in the pool.
@@ -26,33 +27,19 @@ export class Pool extends pg.Pool {
     // As pg.Pool#query does: a connection that breaks mid-query fails the query and also emits 'error' on the
     // client, which a checked-out client has no listener for (the pool listens only while it is idle); unheard, that
     // event is an uncaught exception. The query's own rejection carries the error.
-    client.on('error', ignore)
+    client.on('error', ignoreClientError)
     try {
       const result = await client.query(config as pg.QueryConfig, values as unknown[] | undefined)
-      client.removeListener('error', ignore)
+      client.removeListener('error', ignoreClientError)
       client.release()
       return result
     } catch (err) {
-      client.removeListener('error', ignore)
+      client.removeListener('error', ignoreClientError)
       client.release(statementOnly(err) ? undefined : (err as Error))
-      if (SOCKET_ERRORS.has((err as NodeJS.ErrnoException)?.code ?? '')) markPostgresql(err as Error)
+      markPostgresqlSocketError(err)
       throw err
     }
   }
-}
-
-const ignore = () => {}
-
-/** Errors of the connection's socket: this query's PostgreSQL connection broke (the server, or the network to it). */
-const SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNREFUSED'])
-
-/**
- * Marks a socket error as PostgreSQL's (`@quire/runtime` dependencyDown reads the mark): a bare `read ECONNRESET`
- * says nothing of whose socket it was, so a worker would otherwise count it as a failed attempt instead of waiting
- * for the database. The symbol is the global one `DEPENDENCY_MARK` names.
- */
-function markPostgresql(err: Error) {
-  Object.defineProperty(err, Symbol.for('quire.dependency'), { value: 'postgresql', configurable: true })
 }
 
 /** An error PostgreSQL reported for the statement alone: the connection stays usable. */

@@ -19,6 +19,8 @@ export type OcrImage = string | Buffer | Uint8Array
 export type OcrEngine = {
   /** Recognises an image file path or an encoded image (PNG, JPEG, BMP, WebP, GIF, PBM). */
   recognize(image: OcrImage): Promise<OcrResult>
+  /** Starts the worker(s) now instead of on first use (they load the model: about a second of CPU each). */
+  start(): Promise<void>
   /** Terminates the tesseract worker(s); the engine can be used again afterwards (lazily restarts). */
   close(): Promise<void>
   /** How many images it recognises in parallel. */
@@ -87,20 +89,27 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
     return scheduler
   }
 
+  const scheduler = (): Promise<Scheduler> => {
+    if (!started) {
+      started = start()
+      started.catch(() => {
+        started = undefined
+      })
+    }
+    return started
+  }
+
   return {
     workers,
+    async start() {
+      await scheduler()
+    },
     async recognize(image: OcrImage): Promise<OcrResult> {
-      if (!started) {
-        started = start()
-        started.catch(() => {
-          started = undefined
-        })
-      }
-      const scheduler = await started
+      const ready = await scheduler()
       const input = typeof image === 'string' || Buffer.isBuffer(image) ? image : Buffer.from(image)
       try {
         // TSV carries each word's box; it costs little beside the recognition itself.
-        const { data } = await scheduler.addJob('recognize', input, {}, { text: true, tsv: true })
+        const { data } = await ready.addJob('recognize', input, {}, { text: true, tsv: true })
         const confidence = Number.isFinite(data.confidence) ? data.confidence / 100 : 0
         return {
           text: (data.text ?? '').replace(/[ \t]+$/gm, '').trim(),

@@ -7,7 +7,10 @@ import type { FileType } from './file-types.ts'
 import { createOcrEngine } from './ocr.ts'
 import { parseDocument } from './parse-document.ts'
 
-type Request = { id: number; path: string; type: FileType; limits?: Partial<FileLimits> }
+type Request =
+  | { id: number; path: string; type: FileType; limits?: Partial<FileLimits> }
+  /** A warm start (parse-pool.ts `warm`): load what the first document would, then answer. */
+  | { id: number; warm: 'ocr' | 'process' }
 
 const ocr = createOcrEngine({ workers: Math.max(1, Number(process.env.QUIRE_OCR_WORKERS ?? 1) || 1) })
 
@@ -36,6 +39,19 @@ function cpuSince(before: { self: NodeJS.CpuUsage; children: number }): number {
 
 process.on('message', async (msg: Request) => {
   const before = { self: process.cpuUsage(), children: reapedChildrenCpuMs() }
+  if ('warm' in msg) {
+    // This process has loaded its modules by now; the OCR engine loads its model only when asked to.
+    const started =
+      msg.warm === 'ocr'
+        ? ocr.start().then(
+            () => null,
+            (err: Error) => err.message,
+          )
+        : null
+    const failed = await started
+    process.send?.({ id: msg.id, ok: failed === null, warmed: true, error: failed, rss: process.memoryUsage().rss })
+    return
+  }
   try {
     configureFileLimits(msg.limits)
     const result = await parseDocument(msg.path, msg.type, { ocr })

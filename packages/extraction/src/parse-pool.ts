@@ -28,16 +28,24 @@ export type ParseOutcome = ParsedDocument & {
 
 export type ParsePool = {
   parse(path: string, type: FileType): Promise<ParseOutcome>
+  /**
+   * Starts every child now instead of on first use (`process`: the child with its modules loaded; `ocr`: its OCR
+   * engine too, with the model loaded), so the first documents are no slower than the rest. Resolves when all are
+   * ready, with each child's resident memory then; rejects (the children stay, and load the rest on first use) when
+   * the OCR engine cannot start.
+   */
+  warm(what: 'process' | 'ocr'): Promise<{ rssBytes: number }[]>
   close(): Promise<void>
 }
 
 type Pending = {
-  resolve: (v: ParseOutcome) => void
+  resolve: (v: ParseOutcome | { rssBytes: number }) => void
   reject: (e: Error) => void
 }
 type Slot = { child: ChildProcess | null; busy: boolean; pending: Map<number, Pending> }
 
 type Reply =
+  | { id: number; ok: boolean; warmed: true; error: string | null; rss: number }
   | { id: number; ok: true; result: ParsedDocument; cpuMs: number; rss: number }
   | {
       id: number
@@ -82,7 +90,10 @@ export function createParsePool(opts: ParsePoolOptions = {}): ParsePool {
       if (!p) return
       slot.pending.delete(reply.id)
       if (reply.rss > maxRss) retire(slot)
-      if (reply.ok) p.resolve({ ...reply.result, cpuMs: reply.cpuMs, rssBytes: reply.rss })
+      if ('warmed' in reply) {
+        if (reply.ok) p.resolve({ rssBytes: reply.rss })
+        else p.reject(new ExtractionError('ocr_unavailable', reply.error ?? 'OCR engine could not start'))
+      } else if (reply.ok) p.resolve({ ...reply.result, cpuMs: reply.cpuMs, rssBytes: reply.rss })
       else {
         // A failed request cost CPU too: the error carries it (`cpuMs`) for a caller that accounts for it.
         const err = reply.error.code
@@ -122,21 +133,35 @@ export function createParsePool(opts: ParsePoolOptions = {}): ParsePool {
     else slot.busy = false
   }
 
+  /** Sends one request to the slot's child (started if it has none) and waits for its reply. */
+  const request = (slot: Slot, message: Record<string, unknown>): Promise<ParseOutcome | { rssBytes: number }> => {
+    slot.child ??= spawn(slot)
+    const child = slot.child
+    const id = nextId++
+    return new Promise((resolve, reject) => {
+      slot.pending.set(id, { resolve, reject })
+      child.send({ ...message, id })
+    })
+  }
+
   return {
     async parse(path, type) {
       if (closed) throw new Error('parse pool closed')
       const slot = await acquire()
       try {
-        slot.child ??= spawn(slot)
-        const child = slot.child
-        const id = nextId++
-        return await new Promise<ParseOutcome>((resolve, reject) => {
-          slot.pending.set(id, { resolve, reject })
-          // The child reads under this process's file limits (configured from its environment).
-          child.send({ id, path, type, limits: fileLimits() })
-        })
+        // The child reads under this process's file limits (configured from its environment).
+        return (await request(slot, { path, type, limits: fileLimits() })) as ParseOutcome
       } finally {
         release(slot)
+      }
+    },
+    async warm(what) {
+      if (closed) throw new Error('parse pool closed')
+      const held = await Promise.all(slots.map(() => acquire()))
+      try {
+        return await Promise.all(held.map((slot) => request(slot, { warm: what })))
+      } finally {
+        for (const slot of held) release(slot)
       }
     },
     async close() {

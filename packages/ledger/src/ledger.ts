@@ -1,5 +1,5 @@
 import { holdIdFor, newId } from '@quire/domain'
-import type { Tx } from '@quire/db'
+import type { RawSql } from '@quire/db'
 
 // Double-entry credits in PostgreSQL, two-phase in the manner of TigerBeetle's pending / post / void transfers.
 // Each workspace has three accounts (available, reserved, spent) and grants come from a shared `issuance` account.
@@ -34,7 +34,7 @@ export type ReserveResult =
 export type Balance = { available: number; reserved: number; spent: number; spending_cap: number | null }
 
 /** Anything that can run raw SQL: the client itself (one statement is atomic) or an interactive transaction. */
-export type Sql = Pick<Tx, '$queryRaw' | '$executeRaw'>
+export type Sql = RawSql
 
 /** Largest amount a PostgreSQL `integer` column holds; balances are `integer`, so no amount may exceed it. */
 const MAX_AMOUNT = 2_147_483_647

@@ -1,4 +1,4 @@
-import type { Tx } from '@quire/db'
+import type { RawSql } from '@quire/db'
 import {
   type CatalogEntry,
   type CatalogInput,
@@ -31,7 +31,7 @@ export type EnqueueOptions = {
   replaceFinished?: boolean
 }
 
-export type OutboxWrite<Input> = (tx: Tx, work: Input | readonly Input[], opts?: EnqueueOptions) => Promise<void>
+export type OutboxWrite<Input> = (tx: RawSql, work: Input | readonly Input[], opts?: EnqueueOptions) => Promise<void>
 
 /** One typed writer per catalog entry: a payload the consumer's schema would refuse does not compile. */
 export type OutboxWriters = { [K in keyof QueueCatalog]: OutboxWrite<CatalogInput<QueueCatalog[K]>> }
@@ -53,7 +53,7 @@ let writes = 0
  */
 export const outboxWriteCount = () => writes
 
-async function writeOutbox(tx: Tx, list: readonly OutboxMessage[]): Promise<void> {
+async function writeOutbox(tx: RawSql, list: readonly OutboxMessage[]): Promise<void> {
   if (list.length === 0) return
   writes++
   const rows: (OutboxRowValues & { created_at: string })[] = list.map((m) => ({

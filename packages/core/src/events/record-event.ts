@@ -1,5 +1,5 @@
 import { newId } from '@quire/domain'
-import type { Tx } from '@quire/db'
+import type { RawSql } from '@quire/db'
 import { outbox } from '@quire/queues'
 
 /**
@@ -58,7 +58,7 @@ export function eventRow(e: EventInput, now: Date) {
  * that has no webhook at this moment can reach no receiver (a webhook created later is not owed earlier events), so
  * it is stored as already fanned out and never becomes queue work.
  */
-export async function recordEvents(tx: Tx, events: EventInput[]): Promise<string[]> {
+export async function recordEvents(tx: RawSql, events: EventInput[]): Promise<string[]> {
   if (events.length === 0) return []
   const now = new Date()
   const rows = events.map((e) => eventRow(e, now))

@@ -1,5 +1,5 @@
 import { DomainError, isFinalStatus, newId } from '@quire/domain'
-import type { Db, Tx } from '@quire/db'
+import type { Db, RawSql, Tx } from '@quire/db'
 import { outbox, type Priority } from '@quire/queues'
 import { recordEvents } from '../events/record-event.ts'
 import { lockJob, transitionJob } from './job-transitions.ts'
@@ -135,28 +135,32 @@ async function escalateInTx(
  * out resolves the group. Called in the transaction that made the change, with the job row locked.
  */
 export async function leaveErrorGroupInTx(
-  tx: Tx,
+  tx: RawSql,
   job: { id: string; workspaceId: string; errorGroupId: string | null },
 ) {
   if (!job.errorGroupId) return
   const groupId = job.errorGroupId
-  await tx.job.update({ where: { id: job.id }, data: { errorGroupId: null } })
+  // Raw statements only: a stage's checkpoint runs this in a transaction sent without Prisma (directTransaction).
+  await tx.$executeRaw`UPDATE jobs SET error_group_id = NULL WHERE id = ${job.id}`
   // Lock the group so that the last two jobs leaving at once cannot both see one left.
   const locked = await tx.$queryRaw<{ status: string }[]>`
     SELECT status::text AS status FROM error_groups WHERE id = ${groupId} FOR UPDATE`
   if (!locked[0] || locked[0].status === 'resolved') return
-  const left = await tx.job.count({ where: { errorGroupId: groupId } })
-  if (left > 0) return
-  const group = await tx.errorGroup.update({
-    where: { id: groupId },
-    data: { status: 'resolved', openKey: null, resolvedAt: new Date(), nextRetryAt: null },
-  })
+  const [left] = await tx.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM jobs WHERE error_group_id = ${groupId}`
+  if ((left?.n ?? 0) > 0) return
+  const [group] = await tx.$queryRaw<{ stage: string; error_code: string }[]>`
+    UPDATE error_groups SET status = 'resolved', open_key = NULL, resolved_at = ${new Date().toISOString()}::timestamp(3),
+                            next_retry_at = NULL
+    WHERE id = ${groupId}
+    RETURNING stage, error_code`
+  if (!group) return
   await recordEvents(tx, [
     {
       workspaceId: job.workspaceId,
       jobId: job.id,
       type: 'error_group.resolved',
-      data: { error_group_id: group.id, stage: group.stage, error_code: group.errorCode },
+      data: { error_group_id: groupId, stage: group.stage, error_code: group.error_code },
     },
   ])
 }

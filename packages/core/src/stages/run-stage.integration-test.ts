@@ -450,6 +450,9 @@ describe('runStage on real PostgreSQL', () => {
         calls.push(type)
         return { ...(await parseDocument(p, type, { ocr })), cpuMs: 1, rssBytes: 0 }
       },
+      async warm() {
+        return []
+      },
       async close() {},
     }
     const clean = await submitJob()

@@ -11,7 +11,7 @@ import {
   type JobStatus,
   type WorkerStage,
 } from '@quire/domain'
-import type { StageRun, Tx } from '@quire/db'
+import { directTransaction, type RawSql, type StageRun, type Tx } from '@quire/db'
 import { settleCredits, voidCredits } from '@quire/ledger'
 import { outbox, outboxWriteCount, type Priority } from '@quire/queues'
 import { recordEvents, type EventInput } from '../events/record-event.ts'
@@ -218,12 +218,14 @@ type RunEnd = {
 
 /**
  * Commits what the run holds: in one transaction, with the job's row locked and still running. Returns false (and
- * discards the work) when the job stopped meanwhile (cancelled, timed out).
+ * discards the work) when the job stopped meanwhile (cancelled, timed out). Every statement of it is raw SQL sent
+ * without Prisma (directTransaction): it is the one transaction of every run of stages, and Prisma's interactive
+ * transaction cost more CPU than its statements.
  */
 async function commitRun(deps: StageDeps, run: StageRunState, end: RunEnd): Promise<boolean> {
   const writesBefore = outboxWriteCount()
   try {
-    await deps.db.$transaction(async (tx) => {
+    await directTransaction(deps.db, async (tx) => {
       const [locked] = await tx.$queryRaw<{ status: JobStatus; error_group_id: string | null }[]>`
         SELECT status::text AS status, error_group_id FROM jobs WHERE id = ${run.job.id} FOR UPDATE`
       if (!locked || isFinalStatus(locked.status)) throw new JobNoLongerRunning()
@@ -391,7 +393,7 @@ class StageRunState {
   }
 
   /** Writes everything held, then what `end` decides, under the job's row lock. */
-  async write(tx: Tx, locked: { status: JobStatus; error_group_id: string | null }, end: RunEnd) {
+  async write(tx: RawSql, locked: { status: JobStatus; error_group_id: string | null }, end: RunEnd) {
     const job = this.job
     // The path the job took in memory must be a path from the status it has now.
     let from = locked.status
@@ -479,7 +481,7 @@ class StageRunState {
  * failed on the way (DESIGN: one document of several failing does not sink the others).
  */
 async function settleJob(
-  tx: Tx,
+  tx: RawSql,
   job: LoadedJob,
   definition: PipelineDefinition,
 ): Promise<{ status: JobStatus; set: JobChanges }> {

@@ -1,5 +1,5 @@
 import { newId, type JobStatus } from '@quire/domain'
-import { type Document, Prisma, type StageRun, type Tx } from '@quire/db'
+import { type Document, Prisma, type RawSql, type StageRun } from '@quire/db'
 import type { DocumentNote, DocumentWrite, LoadedJob } from './stage-context.ts'
 
 // The rows a run of stages writes at a durable checkpoint, all in one set-based statement: every document the
@@ -70,7 +70,7 @@ export type JobWrite = { id: string; status: JobStatus; set: JobChanges }
  * A statement a kind of row would cost is a round trip and most of a stage's CPU on the hot path.
  */
 export async function writeCheckpoint(
-  tx: Tx,
+  tx: RawSql,
   w: { documents: Document[]; notes: (DocumentNote & { at: Date })[]; runs: StageRun[]; job?: JobWrite },
 ) {
   const parts: Prisma.Sql[] = []

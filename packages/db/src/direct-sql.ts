@@ -1,0 +1,100 @@
+import pg from 'pg'
+import { Prisma } from './generated/prisma/client.ts'
+
+/**
+ * What raw SQL needs of a client: Prisma's client or one of its transactions, or a connection of
+ * {@link directTransaction}. Code written against it runs the same on all of them.
+ */
+export type RawSql = Pick<Prisma.TransactionClient, '$queryRaw' | '$executeRaw'>
+
+/** Errors of the connection's socket: the PostgreSQL connection broke (the server, or the network to it). */
+export const SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNREFUSED'])
+
+/**
+ * Marks a socket error as PostgreSQL's (`@quire/runtime` dependencyDown reads the mark): a bare `read ECONNRESET`
+ * says nothing of whose socket it was, so a worker would otherwise count it as a failed attempt instead of waiting
+ * for the database. The symbol is the global one `DEPENDENCY_MARK` names.
+ */
+export function markPostgresqlSocketError(err: unknown) {
+  if (!SOCKET_ERRORS.has((err as NodeJS.ErrnoException | null)?.code ?? '')) return
+  Object.defineProperty(err, Symbol.for('quire.dependency'), { value: 'postgresql', configurable: true })
+}
+
+export const ignoreClientError = () => {}
+
+/**
+ * Runs `fn` in one transaction on a connection of `pool`, its statements sent by node-postgres without Prisma in
+ * between: Prisma's interactive transaction and its layer cost several times the driver's CPU per statement, and a
+ * stage's checkpoint is a handful of raw statements. Rolls back when `fn` throws; a connection whose ROLLBACK fails
+ * is broken and leaves the pool.
+ */
+export async function transactionOn<T>(
+  pool: pg.Pool,
+  fn: (sql: RawSql) => Promise<T>,
+  nameOf: (text: string) => string | undefined,
+): Promise<T> {
+  const client = await pool.connect().catch((err) => {
+    markPostgresqlSocketError(err)
+    throw err
+  })
+  // As for a pooled query (pool.ts): a connection breaking mid-statement also emits 'error' on the client.
+  client.on('error', ignoreClientError)
+  let broken: Error | undefined
+  try {
+    await client.query('BEGIN')
+    const value = await fn(rawSqlOn(client, nameOf))
+    await client.query('COMMIT')
+    return value
+  } catch (err) {
+    markPostgresqlSocketError(err)
+    await client.query('ROLLBACK').catch((rollbackFailed: Error) => {
+      broken = rollbackFailed
+    })
+    throw err
+  } finally {
+    client.removeListener('error', ignoreClientError)
+    client.release(broken)
+  }
+}
+
+/**
+ * `$queryRaw` and `$executeRaw` over one node-postgres connection, with Prisma's tagged templates and fragments
+ * (`Prisma.sql`, `Prisma.join`) and Prisma's value conventions: a Date goes out as its UTC instant (a `timestamp`
+ * column holds UTC wall-clock values, as Prisma writes them), `timestamp` comes back as that UTC instant and `int8`
+ * as a bigint, whatever the process's time zone.
+ */
+function rawSqlOn(client: pg.ClientBase, nameOf: (text: string) => string | undefined): RawSql {
+  const run = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]) => {
+    const sql = query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values)
+    const name = nameOf(sql.text)
+    return client.query({
+      text: sql.text,
+      values: sql.values.map(toParameter),
+      types: PRISMA_TYPES,
+      ...(name ? { name } : {}),
+    })
+  }
+  const $queryRaw = (query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) =>
+    run(query, values).then((r) => r.rows)
+  const $executeRaw = (query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) =>
+    run(query, values).then((r) => r.rowCount ?? 0)
+  // Prisma's types promise a PrismaPromise (a Promise it can also batch); a plain Promise is all callers await.
+  return { $queryRaw, $executeRaw } as unknown as RawSql
+}
+
+function toParameter(value: unknown): unknown {
+  if (value instanceof Date) return value.toISOString()
+  if (typeof value === 'bigint') return value.toString()
+  return value
+}
+
+const TIMESTAMP_OID = 1114
+const INT8_OID = 20
+
+const PRISMA_TYPES = {
+  getTypeParser(oid: number, format?: string): (value: string) => unknown {
+    if (oid === TIMESTAMP_OID) return (v) => new Date(`${v.replace(' ', 'T')}Z`)
+    if (oid === INT8_OID) return (v) => BigInt(v)
+    return pg.types.getTypeParser(oid, format as 'text')
+  },
+} as pg.CustomTypesConfig

@@ -1,0 +1,34 @@
+import { execFile } from 'node:child_process'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { describe, expect, it } from 'vitest'
+
+const script = fileURLToPath(new URL('../test/warm-parse-pool.ts', import.meta.url))
+const root = path.resolve(path.dirname(script), '..', '..', '..')
+
+describe('parse pool warm start (QUIRE_PARSE_WARM_START)', () => {
+  it('starts every parse process before any document, then loads each OCR model; documents parse as before', {
+    timeout: 120_000,
+  }, async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--conditions=@quire/source', '--import', 'tsx', script],
+      { cwd: root, timeout: 110_000 },
+    )
+    const seen = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+      processes: { rssBytes: number }[]
+      ocr: { rssBytes: number }[]
+      text: string
+    }
+    // One answer per process, from a running child.
+    expect(seen.processes).toHaveLength(2)
+    expect(seen.ocr).toHaveLength(2)
+    for (const [i, warm] of seen.processes.entries()) {
+      expect(warm.rssBytes).toBeGreaterThan(0)
+      // The OCR model (about 170 MB with its engine) is in each child's memory once `ocr` answered.
+      expect(seen.ocr[i]!.rssBytes - warm.rssBytes).toBeGreaterThan(50 * 1024 * 1024)
+    }
+    expect(seen.text).toContain('WARM-1')
+  })
+})
