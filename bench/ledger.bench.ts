@@ -13,7 +13,7 @@ import { grantCredits, reconcileLedger, reserveCredits } from '@quire/ledger'
 import { freshDatabase, median, QUICK, record } from './lib/kit.ts'
 
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16)
-const seconds = QUICK ? 2 : 5
+const seconds = QUICK ? 1 : 5
 const rounds = QUICK ? 1 : 5
 const database = await freshDatabase('ledger')
 const db = createPrisma(database.url, { poolMax: concurrency })
