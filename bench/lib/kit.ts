@@ -133,10 +133,10 @@ export async function startApps(label: string, opts: { apps: AppName[]; env?: Re
       [
         // BENCH_CPU_PROF=<dir>: each app writes a V8 CPU profile there when it stops (node --cpu-prof).
         ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
-        '--conditions=@quire/source',
-        '--import',
-        'tsx',
-        path.join(ROOT, 'apps', app, 'src', 'main.ts'),
+        // BENCH_BUILT=1: the built apps (`npm run build`), as the containers run them; otherwise the sources via tsx.
+        ...(process.env.BENCH_BUILT === '1'
+          ? [path.join(ROOT, 'apps', app, 'dist', 'main.js')]
+          : ['--conditions=@quire/source', '--import', 'tsx', path.join(ROOT, 'apps', app, 'src', 'main.ts')]),
       ],
       { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'inherit', 'inherit'] },
     )
