@@ -10,6 +10,7 @@ import { Queue } from 'bullmq'
 import formidable from 'formidable'
 import { Redis } from 'ioredis'
 import Koa from 'koa'
+import { trackRequests } from '../lib/in-flight.ts'
 import pg from 'pg'
 
 const uploadDir = process.env.BENCH_UPLOAD_DIR!
@@ -24,6 +25,7 @@ const queue = new Queue('bench-bare-submit', {
 })
 
 const app = new Koa()
+const requests = trackRequests(app)
 app.use(async (ctx) => {
   if (ctx.method !== 'POST') {
     ctx.status = ctx.path === '/healthz' ? 200 : 404
@@ -63,7 +65,8 @@ app.use(async (ctx) => {
 const server = app.listen(Number(process.env.BENCH_PORT), '127.0.0.1')
 const stop = async () => {
   // Requests the load generator left in flight finish before the pool and queues close under them.
-  await new Promise((resolve) => server.close(resolve))
+  server.close()
+  await requests.drained()
   await queue.obliterate({ force: true }).catch(() => {})
   await queue.close()
   await pool.end()

@@ -14,6 +14,7 @@ import { createQueueSet, createRedis, startDirectDispatch } from '@quire/queues'
 import { createBlobStore } from '@quire/storage'
 import formidable from 'formidable'
 import Koa from 'koa'
+import { trackRequests } from '../lib/in-flight.ts'
 
 const uploadDir = process.env.BENCH_UPLOAD_DIR!
 const workspaceId = process.env.BENCH_WORKSPACE_ID!
@@ -27,6 +28,7 @@ const direct = startDirectDispatch({ db, queues, kickRelay: () => {} })
 const pipeline = await resolvePipeline({ db, workspaceId, allowDraftVersion: true })
 
 const app = new Koa()
+const requests = trackRequests(app)
 app.use(async (ctx) => {
   if (ctx.method !== 'POST') {
     ctx.status = ctx.path === '/healthz' ? 200 : 404
@@ -65,7 +67,8 @@ app.use(async (ctx) => {
 const server = app.listen(Number(process.env.BENCH_PORT), '127.0.0.1')
 const stop = async () => {
   // Requests the load generator left in flight finish before the pool and queues close under them.
-  await new Promise((resolve) => server.close(resolve))
+  server.close()
+  await requests.drained()
   await direct.stop()
   await queues.close()
   redis.disconnect()

@@ -92,6 +92,8 @@ export type Apps = {
   databaseUrl: string
   env: Record<string, string>
   start(app: AppName, extraEnv?: Record<string, string>): Promise<ChildProcess>
+  /** Starts `count` processes of a worker app side by side; resolves once BullMQ lists every one of them. */
+  startMany(app: Exclude<AppName, 'api'>, count: number, extraEnv?: Record<string, string>): Promise<ChildProcess[]>
   pid(app: AppName): number
   stop(): Promise<void>
 }
@@ -125,9 +127,7 @@ export async function startApps(label: string, opts: { apps: AppName[]; env?: Re
     'stage-worker': new Queue(stageQueueName('parse'), { connection: redis, prefix: env.QUIRE_QUEUE_PREFIX }),
     'webhook-dispatcher': new Queue(DELIVERY_QUEUE, { connection: redis, prefix: env.QUIRE_QUEUE_PREFIX }),
   }
-  const start = async (app: AppName, extraEnv: Record<string, string> = {}) => {
-    const queue = app === 'api' ? null : watched[app]
-    const before = queue ? await queue.getWorkersCount() : 0
+  const spawnApp = (app: AppName, extraEnv: Record<string, string>) => {
     const child = spawn(
       process.execPath,
       [
@@ -141,12 +141,23 @@ export async function startApps(label: string, opts: { apps: AppName[]; env?: Re
       { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'inherit', 'inherit'] },
     )
     procs.push({ app, child })
-    if (app === 'api') await waitForHealth(`http://127.0.0.1:${port}/healthz`, child)
+    return child
+  }
+  const startMany = async (app: Exclude<AppName, 'api'>, count: number, extraEnv: Record<string, string> = {}) => {
+    const queue = watched[app]
+    const before = await queue.getWorkersCount()
+    const children = Array.from({ length: count }, () => spawnApp(app, extraEnv))
     const deadline = Date.now() + 120_000
-    while (queue && (await queue.getWorkersCount()) <= before) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${app} did not start`)
+    while ((await queue.getWorkersCount()) < before + count) {
+      if (children.some((c) => c.exitCode !== null) || Date.now() > deadline) throw new Error(`${app} did not start`)
       await sleep(100)
     }
+    return children
+  }
+  const start = async (app: AppName, extraEnv: Record<string, string> = {}) => {
+    if (app !== 'api') return (await startMany(app, 1, extraEnv))[0]!
+    const child = spawnApp(app, extraEnv)
+    await waitForHealth(`http://127.0.0.1:${port}/healthz`, child)
     return child
   }
   for (const app of opts.apps) await start(app)
@@ -155,6 +166,7 @@ export async function startApps(label: string, opts: { apps: AppName[]; env?: Re
     databaseUrl: db.url,
     env,
     start,
+    startMany,
     pid(app) {
       const p = procs.find((x) => x.app === app && x.child.exitCode === null)
       if (!p?.child.pid) throw new Error(`${app} is not running`)
