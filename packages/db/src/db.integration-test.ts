@@ -247,4 +247,43 @@ describe('directTransaction (packages/db/src/direct-sql.ts)', () => {
       await db.$disconnect()
     }
   })
+
+  it('a statement left unanswered fails the transaction after its timeout; its connection closes, nothing of it commits', async () => {
+    const db = createPrisma(url, { poolMax: 1 })
+    const holder = createPrisma(url, { poolMax: 1 })
+    try {
+      await db.workspace.create({ data: { id, name: 'direct tx', apiForm: ApiForm.B, creditsAvailable: 5 } })
+      const pid = await backendPid(db)
+      // Another session holds the row; the transaction's UPDATE waits for it, unanswered.
+      let release!: () => void
+      const held = holder.$transaction(async (tx) => {
+        await tx.$executeRaw`SELECT 1 FROM workspaces WHERE id = ${id} FOR UPDATE`
+        await new Promise<void>((resolve) => (release = resolve))
+      })
+      await new Promise((r) => setTimeout(r, 200))
+      await expect(
+        directTransaction(
+          db,
+          async (sql) => {
+            await sql.$executeRaw`UPDATE workspaces SET credits_available = 1 WHERE id = ${id}`
+          },
+          { statementTimeoutMs: 500 },
+        ),
+      ).rejects.toThrow('Query read timeout')
+      // The connection left the pool; once the lock is free the server reads its close: the UPDATE never commits.
+      expect(await backendPid(db)).not.toBe(pid)
+      release()
+      await held
+      await new Promise((r) => setTimeout(r, 200))
+      expect((await db.workspace.findUniqueOrThrow({ where: { id } })).creditsAvailable).toBe(5)
+      const alive = await directQuery<{ n: number }>(db, {
+        text: 'SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1',
+        values: [pid],
+      })
+      expect(alive[0]!.n).toBe(0)
+    } finally {
+      await db.workspace.deleteMany({ where: { id } })
+      await Promise.all([db.$disconnect(), holder.$disconnect()])
+    }
+  })
 })

@@ -22,16 +22,23 @@ export function markPostgresqlSocketError(err: unknown) {
 
 export const ignoreClientError = () => {}
 
+/** How long one statement of a {@link transactionOn} may go unanswered before the transaction is given up. */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000
+
 /**
  * Runs `fn` in one transaction on a connection of `pool`, its statements sent by node-postgres without Prisma in
  * between: Prisma's interactive transaction and its layer cost several times the driver's CPU per statement, and a
  * stage's checkpoint is a handful of raw statements. Rolls back when `fn` throws; a connection whose ROLLBACK fails
- * is broken and leaves the pool.
+ * is broken and leaves the pool. A statement unanswered after `statementTimeoutMs` (a lock never released, a
+ * server or network that stopped answering) fails the transaction, as Prisma's transaction timeout did, and its
+ * connection leaves the pool, closed: the server rolls the transaction back when it reads the close (a statement
+ * waiting for a lock reads it once the wait ends), so nothing of it commits.
  */
 export async function transactionOn<T>(
   pool: pg.Pool,
   fn: (sql: RawSql) => Promise<T>,
   nameOf: (text: string) => string | undefined,
+  statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS,
 ): Promise<T> {
   const client = await pool.connect().catch((err) => {
     markPostgresqlSocketError(err)
@@ -41,15 +48,20 @@ export async function transactionOn<T>(
   client.on('error', ignoreClientError)
   let broken: Error | undefined
   try {
-    await client.query('BEGIN')
-    const value = await fn(rawSqlOn(client, nameOf))
-    await client.query('COMMIT')
+    await client.query(timed({ text: 'BEGIN' }, statementTimeoutMs))
+    const value = await fn(rawSqlOn(client, nameOf, statementTimeoutMs))
+    await client.query(timed({ text: 'COMMIT' }, statementTimeoutMs))
     return value
   } catch (err) {
     markPostgresqlSocketError(err)
-    await client.query('ROLLBACK').catch((rollbackFailed: Error) => {
-      broken = rollbackFailed
-    })
+    if ((err as Error)?.message === PG_QUERY_TIMEOUT) {
+      // The statement is still under way on the connection: a ROLLBACK would wait behind it.
+      broken = err as Error
+    } else {
+      await client.query(timed({ text: 'ROLLBACK' }, statementTimeoutMs)).catch((rollbackFailed: Error) => {
+        broken = rollbackFailed
+      })
+    }
     throw err
   } finally {
     client.removeListener('error', ignoreClientError)
@@ -63,16 +75,28 @@ export async function transactionOn<T>(
  * column holds UTC wall-clock values, as Prisma writes them), `timestamp` comes back as that UTC instant and `int8`
  * as a bigint, whatever the process's time zone.
  */
-function rawSqlOn(client: pg.ClientBase, nameOf: (text: string) => string | undefined): RawSql {
+/** A statement node-postgres fails after `ms` without an answer (`query_timeout`, missing from pg's types). */
+function timed(query: pg.QueryConfig, ms: number): pg.QueryConfig {
+  return Object.assign(query, { query_timeout: ms })
+}
+
+/** node-postgres's error for a statement unanswered within its `query_timeout`. */
+const PG_QUERY_TIMEOUT = 'Query read timeout'
+
+function rawSqlOn(
+  client: pg.ClientBase,
+  nameOf: (text: string) => string | undefined,
+  statementTimeoutMs: number,
+): RawSql {
   const run = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]) => {
     const sql = query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values)
     const name = nameOf(sql.text)
-    return client.query({
-      text: sql.text,
-      values: sql.values.map(toParameter),
-      types: PRISMA_TYPES,
-      ...(name ? { name } : {}),
-    })
+    return client.query(
+      timed(
+        { text: sql.text, values: sql.values.map(toParameter), types: PRISMA_TYPES, ...(name ? { name } : {}) },
+        statementTimeoutMs,
+      ),
+    )
   }
   const $queryRaw = (query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) =>
     run(query, values).then((r) => r.rows)

@@ -85,8 +85,12 @@ export async function directQuery<Row extends Record<string, unknown>>(
  * Prisma's tagged templates and fragments) sent without Prisma in between and prepared per connection as Prisma's
  * are: for a hot path whose transaction is a handful of raw statements (a stage's checkpoint).
  */
-export function directTransaction<T>(db: Db, fn: (sql: RawSql) => Promise<T>): Promise<T> {
-  return transactionOn(poolOf(db), fn, (text) => preparedStatementName({ sql: text }))
+export function directTransaction<T>(
+  db: Db,
+  fn: (sql: RawSql) => Promise<T>,
+  opts: { statementTimeoutMs?: number } = {},
+): Promise<T> {
+  return transactionOn(poolOf(db), fn, (text) => preparedStatementName({ sql: text }), opts.statementTimeoutMs)
 }
 
 function poolOf(db: Db): pg.Pool {
