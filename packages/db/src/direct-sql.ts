@@ -8,7 +8,7 @@ import { Prisma } from './generated/prisma/client.ts'
 export type RawSql = Pick<Prisma.TransactionClient, '$queryRaw' | '$executeRaw'>
 
 /** Errors of the connection's socket: the PostgreSQL connection broke (the server, or the network to it). */
-export const SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNREFUSED'])
+const SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNREFUSED'])
 
 /**
  * Marks a socket error as PostgreSQL's (`@quire/runtime` dependencyDown reads the mark): a bare `read ECONNRESET`
@@ -69,12 +69,6 @@ export async function transactionOn<T>(
   }
 }
 
-/**
- * `$queryRaw` and `$executeRaw` over one node-postgres connection, with Prisma's tagged templates and fragments
- * (`Prisma.sql`, `Prisma.join`) and Prisma's value conventions: a Date goes out as its UTC instant (a `timestamp`
- * column holds UTC wall-clock values, as Prisma writes them), `timestamp` comes back as that UTC instant and `int8`
- * as a bigint, whatever the process's time zone.
- */
 /** A statement node-postgres fails after `ms` without an answer (`query_timeout`, missing from pg's types). */
 function timed(query: pg.QueryConfig, ms: number): pg.QueryConfig {
   return Object.assign(query, { query_timeout: ms })
@@ -83,6 +77,12 @@ function timed(query: pg.QueryConfig, ms: number): pg.QueryConfig {
 /** node-postgres's error for a statement unanswered within its `query_timeout`. */
 const PG_QUERY_TIMEOUT = 'Query read timeout'
 
+/**
+ * `$queryRaw` and `$executeRaw` over one node-postgres connection, with Prisma's tagged templates and fragments
+ * (`Prisma.sql`, `Prisma.join`) and Prisma's value conventions: a Date goes out as its UTC instant (a `timestamp`
+ * column holds UTC wall-clock values, as Prisma writes them), `timestamp` comes back as that UTC instant and `int8`
+ * as a bigint, whatever the process's time zone.
+ */
 function rawSqlOn(
   client: pg.ClientBase,
   nameOf: (text: string) => string | undefined,
