@@ -92,13 +92,17 @@ try {
     if (round % 2) {
       two.push(await withWorkers(2))
       one.push(await withWorkers(1))
-      if (ceiling) loopTwo.push(await loops(2))
-      if (ceiling) loopOne.push(await loops(1))
+      if (ceiling) {
+        loopTwo.push(await loops(2))
+        loopOne.push(await loops(1))
+      }
     } else {
       one.push(await withWorkers(1))
       two.push(await withWorkers(2))
-      if (ceiling) loopOne.push(await loops(1))
-      if (ceiling) loopTwo.push(await loops(2))
+      if (ceiling) {
+        loopOne.push(await loops(1))
+        loopTwo.push(await loops(2))
+      }
     }
   }
   console.log(

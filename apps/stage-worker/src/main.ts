@@ -78,7 +78,7 @@ const serves = (stage: WorkerStage) => config.chainStages && served.has(stage)
 // A warm start: the parse processes are ready before this worker takes a job (it shows on the queues only then).
 if (parsePool && config.parseWarmStart !== 'off' && served.has('parse')) {
   const started = performance.now()
-  await parsePool.warm(config.parseWarmStart === 'ocr' ? 'ocr' : 'process').then(
+  await parsePool.warm(config.parseWarmStart).then(
     () => log.info({ ms: Math.round(performance.now() - started) }, 'parse processes started (warm start)'),
     (err) => log.warn({ err }, 'warm start failed; the parse processes load the rest on first use'),
   )

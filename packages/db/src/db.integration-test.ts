@@ -106,10 +106,11 @@ describe('@quire/db against the real database', () => {
   })
 })
 
-describe('the connection pool (packages/db/src/pool.ts)', () => {
-  const backendPid = async (db: Db) =>
-    (await directQuery<{ pid: number }>(db, { text: 'SELECT pg_backend_pid() AS pid', values: [] }))[0]!.pid
+/** The PostgreSQL backend serving the pool's connection: the same pid means the same connection. */
+const backendPid = async (db: Db) =>
+  (await directQuery<{ pid: number }>(db, { text: 'SELECT pg_backend_pid() AS pid', values: [] }))[0]!.pid
 
+describe('the connection pool (packages/db/src/pool.ts)', () => {
   it('a statement PostgreSQL refuses leaves its connection in the pool, through Prisma and through directQuery', async () => {
     const db = createPrisma(url, { poolMax: 1 })
     try {
@@ -193,8 +194,6 @@ describe('the connection pool (packages/db/src/pool.ts)', () => {
 })
 
 describe('directTransaction (packages/db/src/direct-sql.ts)', () => {
-  const backendPid = async (db: Db) =>
-    (await directQuery<{ pid: number }>(db, { text: 'SELECT pg_backend_pid() AS pid', values: [] }))[0]!.pid
   const id = `ws_directtx_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
 
   it('commits its raw statements together, with Prisma fragments and Prisma value conventions', async () => {

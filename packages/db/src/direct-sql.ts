@@ -1,26 +1,12 @@
 import pg from 'pg'
 import { Prisma } from './generated/prisma/client.ts'
+import { ignoreClientError, markPostgresqlSocketError } from './pool.ts'
 
 /**
  * What raw SQL needs of a client: Prisma's client or one of its transactions, or a connection of
  * {@link directTransaction}. Code written against it runs the same on all of them.
  */
 export type RawSql = Pick<Prisma.TransactionClient, '$queryRaw' | '$executeRaw'>
-
-/** Errors of the connection's socket: the PostgreSQL connection broke (the server, or the network to it). */
-const SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNREFUSED'])
-
-/**
- * Marks a socket error as PostgreSQL's (`@quire/runtime` dependencyDown reads the mark): a bare `read ECONNRESET`
- * says nothing of whose socket it was, so a worker would otherwise count it as a failed attempt instead of waiting
- * for the database. The symbol is the global one `DEPENDENCY_MARK` names.
- */
-export function markPostgresqlSocketError(err: unknown) {
-  if (!SOCKET_ERRORS.has((err as NodeJS.ErrnoException | null)?.code ?? '')) return
-  Object.defineProperty(err, Symbol.for('quire.dependency'), { value: 'postgresql', configurable: true })
-}
-
-export const ignoreClientError = () => {}
 
 /** How long one statement of a {@link transactionOn} may go unanswered before the transaction is given up. */
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000

@@ -1,5 +1,4 @@
 import pg from 'pg'
-import { ignoreClientError, markPostgresqlSocketError } from './direct-sql.ts'
 
 /**
  * pg's Pool, except that a statement PostgreSQL refused leaves its connection in the pool.
@@ -46,3 +45,19 @@ export class Pool extends pg.Pool {
 function statementOnly(err: unknown): boolean {
   return err instanceof pg.DatabaseError && err.severity !== 'FATAL' && err.severity !== 'PANIC'
 }
+
+/** Errors of the connection's socket: the PostgreSQL connection broke (the server, or the network to it). */
+const SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNREFUSED'])
+
+/**
+ * Marks a socket error as PostgreSQL's (`@quire/runtime` dependencyDown reads the mark): a bare `read ECONNRESET`
+ * says nothing of whose socket it was, so a worker would otherwise count it as a failed attempt instead of waiting
+ * for the database. The symbol is the global one `DEPENDENCY_MARK` names.
+ */
+export function markPostgresqlSocketError(err: unknown) {
+  if (!SOCKET_ERRORS.has((err as NodeJS.ErrnoException | null)?.code ?? '')) return
+  Object.defineProperty(err, Symbol.for('quire.dependency'), { value: 'postgresql', configurable: true })
+}
+
+/** The 'error' listener of a checked-out connection: its query's rejection carries the error instead. */
+export const ignoreClientError = () => {}

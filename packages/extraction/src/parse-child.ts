@@ -10,7 +10,7 @@ import { parseDocument } from './parse-document.ts'
 type Request =
   | { id: number; path: string; type: FileType; limits?: Partial<FileLimits> }
   /** A warm start (parse-pool.ts `warm`): load what the first document would, then answer. */
-  | { id: number; warm: 'ocr' | 'process' }
+  | { id: number; warm: 'ocr' | 'processes' }
 
 const ocr = createOcrEngine({ workers: Math.max(1, Number(process.env.QUIRE_OCR_WORKERS ?? 1) || 1) })
 

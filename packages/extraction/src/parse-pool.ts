@@ -29,12 +29,12 @@ export type ParseOutcome = ParsedDocument & {
 export type ParsePool = {
   parse(path: string, type: FileType): Promise<ParseOutcome>
   /**
-   * Starts every child now instead of on first use (`process`: the child with its modules loaded; `ocr`: its OCR
+   * Starts every child now instead of on first use (`processes`: the child with its modules loaded; `ocr`: its OCR
    * engine too, with the model loaded), so the first documents are no slower than the rest. Resolves when all are
    * ready, with each child's resident memory then; rejects (the children stay, and load the rest on first use) when
    * the OCR engine cannot start.
    */
-  warm(what: 'process' | 'ocr'): Promise<{ rssBytes: number }[]>
+  warm(what: 'processes' | 'ocr'): Promise<{ rssBytes: number }[]>
   close(): Promise<void>
 }
 

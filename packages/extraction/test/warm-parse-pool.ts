@@ -7,7 +7,7 @@ import { makeTempDir, makeTextPdf, writeFixture } from './fixtures.ts'
 const tmp = await makeTempDir()
 const pool = createParsePool({ processes: 2, ocrWorkers: 1 })
 try {
-  const processes = await pool.warm('process')
+  const processes = await pool.warm('processes')
   const ocr = await pool.warm('ocr')
   const path = await writeFixture(tmp.file('text.pdf'), await makeTextPdf([['Invoice No: WARM-1']]))
   const parsed = await pool.parse(path, 'pdf')

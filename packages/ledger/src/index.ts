@@ -7,7 +7,7 @@ export {
   getBalance,
   ENTRY_ACCOUNTS,
 } from './ledger.ts'
-export type { ReserveResult, Balance, LedgerEntryKind, LedgerAccount, Sql } from './ledger.ts'
+export type { ReserveResult, Balance, LedgerEntryKind, LedgerAccount } from './ledger.ts'
 export { listLedgerEntries } from './ledger-entries.ts'
 export type { LedgerEntryView } from './ledger-entries.ts'
 export { expireOrphanedHolds } from './hold-expiry.ts'

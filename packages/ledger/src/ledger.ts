@@ -33,9 +33,6 @@ export type ReserveResult =
 
 export type Balance = { available: number; reserved: number; spent: number; spending_cap: number | null }
 
-/** Anything that can run raw SQL: the client itself (one statement is atomic) or an interactive transaction. */
-export type Sql = RawSql
-
 /** Largest amount a PostgreSQL `integer` column holds; balances are `integer`, so no amount may exceed it. */
 const MAX_AMOUNT = 2_147_483_647
 
@@ -62,7 +59,7 @@ function assertAmount(amount: number, what = 'amount') {
  * `now` (tests only) picks the month for the spending cap; by default PostgreSQL's clock decides.
  */
 export async function reserveCredits(
-  sql: Sql,
+  sql: RawSql,
   opts: { workspaceId: string; jobId: string; amount: number; now?: Date },
 ): Promise<ReserveResult> {
   assertAmount(opts.amount)
@@ -80,7 +77,7 @@ export async function reserveCredits(
  * such as `submit_job`) was refused; `ok` when the job's hold exists after all (a repeated reservation).
  */
 export function explainReservationRefusal(
-  sql: Sql,
+  sql: RawSql,
   opts: { workspaceId: string; jobId: string; amount: number },
 ): Promise<ReserveResult> {
   return explainRefusal(sql, { ...opts, holdId: holdIdFor(opts.jobId), now: null })
@@ -91,7 +88,7 @@ export function explainReservationRefusal(
  * UPDATE above, and a concurrent change can at worst make this name the other of the two reasons.
  */
 async function explainRefusal(
-  sql: Sql,
+  sql: RawSql,
   opts: { workspaceId: string; jobId: string; amount: number; holdId: string; now: string | null },
 ): Promise<ReserveResult> {
   const [row] = await sql.$queryRaw<
@@ -123,7 +120,7 @@ type Resolved = { amount: number; posted: number }
  * pending and gets null: a hold is posted at most once, and a unique index on (job, kind) backs that up.
  */
 export async function settleCredits(
-  sql: Sql,
+  sql: RawSql,
   opts: { jobId: string; used: number },
 ): Promise<{ posted: number } | null> {
   assertAmount(opts.used, 'used')
@@ -160,7 +157,7 @@ export async function settleCredits(
  * Idempotent like settlement; a hold that was already posted, voided or expired is left alone (null).
  */
 export async function voidCredits(
-  sql: Sql,
+  sql: RawSql,
   opts: { jobId: string; reason?: 'void' | 'expire' },
 ): Promise<{ released: number } | null> {
   const kind = opts.reason ?? 'void'
@@ -189,7 +186,7 @@ export async function voidCredits(
 }
 
 /** Adds credits to a workspace (issuance -> available) and returns the new balance. */
-export async function grantCredits(sql: Sql, opts: { workspaceId: string; amount: number }): Promise<Balance> {
+export async function grantCredits(sql: RawSql, opts: { workspaceId: string; amount: number }): Promise<Balance> {
   assertAmount(opts.amount)
   const rows = await sql.$queryRaw<BalanceRow[]>`
     WITH ws AS (
@@ -221,7 +218,7 @@ const toBalance = (r: BalanceRow): Balance => ({
   spending_cap: r.spending_cap,
 })
 
-export async function getBalance(sql: Sql, workspaceId: string): Promise<Balance> {
+export async function getBalance(sql: RawSql, workspaceId: string): Promise<Balance> {
   const rows = await sql.$queryRaw<BalanceRow[]>`
     SELECT credits_available, credits_reserved, credits_spent, spending_cap FROM workspaces WHERE id = ${workspaceId}`
   if (!rows[0]) throw new Error(`workspace ${workspaceId} not found`)
