@@ -1,13 +1,15 @@
 // A reference for the submit scenario, not its baseline: the bare app (bench/baselines/bare-submit.ts) with its
-// INSERT and UPDATE replaced by Quire's own domain calls (intakeFile, createJob and the direct dispatch of the first
-// stage), and none of the API around them (no key, routing, validation, presenter, logging or metrics). Measured
-// beside the two sides, it splits Quire's distance from the bare app into what a job's rows and files cost (the bare
-// app against this one) and what the HTTP framework costs (this one against the API).
-// Env: DATABASE_URL, REDIS_URL, BENCH_PORT, BENCH_UPLOAD_DIR, QUIRE_QUEUE_PREFIX, BENCH_WORKSPACE_ID.
+// INSERT and UPDATE replaced by Quire's own domain calls: the API key's check (authenticateApiKey, one statement on
+// every request, never cached so that a revocation holds on the next request), resolvePipeline, intakeFile,
+// createJob and the direct dispatch of the first stage. None of the API around them: no routing, parameter
+// validation, contract check, presenter, logging or metrics. Measured beside the two sides, it splits Quire's
+// distance from the bare app into what a submission's guarantees cost (the key and the job's rows and files: the
+// bare app against this one) and what the HTTP framework costs (this one against the API).
+// Env: DATABASE_URL, REDIS_URL, BENCH_PORT, BENCH_UPLOAD_DIR, QUIRE_QUEUE_PREFIX. Requests carry X-API-Key.
 import { mkdirSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import path from 'node:path'
-import { createJob, intakeFile, resolvePipeline } from '@quire/core'
+import { authenticateApiKey, createJob, intakeFile, resolvePipeline } from '@quire/core'
 import { createPrisma } from '@quire/db'
 import { FILE_TYPES } from '@quire/domain'
 import { createQueueSet, createRedis, startDirectDispatch } from '@quire/queues'
@@ -17,15 +19,12 @@ import Koa from 'koa'
 import { trackRequests } from '../lib/in-flight.ts'
 
 const uploadDir = process.env.BENCH_UPLOAD_DIR!
-const workspaceId = process.env.BENCH_WORKSPACE_ID!
 mkdirSync(uploadDir, { recursive: true })
 const db = createPrisma(process.env.DATABASE_URL!)
 const blobs = createBlobStore({ type: 'fs', dir: path.join(uploadDir, 'blobs') })
 const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'producer')
 const queues = createQueueSet({ connection: redis, prefix: process.env.QUIRE_QUEUE_PREFIX! })
 const direct = startDirectDispatch({ db, queues, kickRelay: () => {} })
-// What the API reads with the key on every request (the version a submission naming none runs), read once here.
-const pipeline = await resolvePipeline({ db, workspaceId, allowDraftVersion: true })
 
 const app = new Koa()
 const requests = trackRequests(app)
@@ -34,6 +33,13 @@ app.use(async (ctx) => {
     ctx.status = ctx.path === '/healthz' ? 200 : 404
     return
   }
+  // As the API: the key before the body is read.
+  const principal = await authenticateApiKey({ db, key: ctx.get('X-API-Key') })
+  if (!principal) {
+    ctx.status = 401
+    return
+  }
+  const { workspaceId } = principal
   const form = formidable({ uploadDir, maxFileSize: 200 * 1024 * 1024 })
   const [, files] = await form.parse(ctx.req)
   const file = Object.values(files).flat()[0]
@@ -42,6 +48,14 @@ app.use(async (ctx) => {
     return
   }
   try {
+    const pipeline = await resolvePipeline({
+      db,
+      workspaceId,
+      boundPipelineId: principal.boundPipelineId,
+      workspaceDefaultPipelineId: principal.workspaceDefaultPipelineId,
+      defaultRun: principal.defaultRun,
+      allowDraftVersion: true,
+    })
     const inspected = await intakeFile({
       db,
       workspaceId,
