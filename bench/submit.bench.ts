@@ -8,7 +8,7 @@
 // splits the distance into what a submission's guarantees cost (the key, the job's rows and files) and what the API
 // around them costs.
 import { invoicePdf } from '../tests/fixtures/make-fixtures.ts'
-import { startSubmitBaseline } from './lib/bare-app.ts'
+import { type BaselineApp, startSubmitBaseline } from './lib/bare-app.ts'
 import {
   benchWorkspace,
   cpuMs,
@@ -27,19 +27,24 @@ const SECONDS = QUICK ? 2 : 8
 const CONNECTIONS = [1, 8]
 
 const apps = await startApps('submit', { apps: ['api'] })
-const bare = await startSubmitBaseline({
-  DATABASE_URL: apps.databaseUrl,
-  QUIRE_QUEUE_PREFIX: apps.env.QUIRE_QUEUE_PREFIX!,
-})
-let domain: Awaited<ReturnType<typeof startSubmitBaseline>> | undefined
+const baselineEnv = { DATABASE_URL: apps.databaseUrl, QUIRE_QUEUE_PREFIX: apps.env.QUIRE_QUEUE_PREFIX! }
+// The two baselines start side by side (a process each); when one does not start, the rest is stopped.
+const started = await Promise.allSettled([
+  startSubmitBaseline(baselineEnv),
+  startSubmitBaseline(baselineEnv, 'domain-submit.ts'),
+])
+if (started.some((s) => s.status === 'rejected')) {
+  await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)))
+  await apps.stop()
+  throw started.find((s): s is PromiseRejectedResult => s.status === 'rejected')!.reason
+}
+const [bare, domain] = started.map((s) => (s as PromiseFulfilledResult<BaselineApp>).value) as [
+  BaselineApp,
+  BaselineApp,
+]
 try {
+  // A workspace per side, as each checks a key of its own: neither waits on the other's balance row.
   const { key } = await benchWorkspace(apps.baseUrl, 'B')
-  domain = await startSubmitBaseline(
-    { DATABASE_URL: apps.databaseUrl, QUIRE_QUEUE_PREFIX: apps.env.QUIRE_QUEUE_PREFIX! },
-    'domain-submit.ts',
-  )
-  // The domain side checks a key of its own workspace, as the API does (a workspace per side: neither waits on the
-  // other's balance row).
   const domainKey = (await benchWorkspace(apps.baseUrl, 'B')).key
   const pdf = await invoicePdf()
   const { body, contentType } = multipartBody('files', 'invoice.pdf', pdf)
@@ -122,7 +127,6 @@ try {
     })
   }
 } finally {
-  await domain?.stop()
-  await bare.stop()
+  await Promise.all([domain.stop(), bare.stop()])
   await apps.stop()
 }

@@ -6,11 +6,14 @@ import os from 'node:os'
 import path from 'node:path'
 import { freePort, ROOT, sleep, stopChild } from './kit.ts'
 
+/** A baseline app started by `startSubmitBaseline`. */
+export type BaselineApp = { url: string; pid: number; stop(): Promise<void> }
+
 /** A submit baseline as its own process: the bare app (default) or the bare app calling Quire's domain. */
 export async function startSubmitBaseline(
-  env: { DATABASE_URL: string; QUIRE_QUEUE_PREFIX: string; BENCH_WORKSPACE_ID?: string },
+  env: { DATABASE_URL: string; QUIRE_QUEUE_PREFIX: string },
   script: 'bare-submit.ts' | 'domain-submit.ts' = 'bare-submit.ts',
-) {
+): Promise<BaselineApp> {
   const port = await freePort()
   const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-bench-bare-'))
   const child: ChildProcess = spawn(
