@@ -8,7 +8,7 @@
 // splits the distance into what a submission's guarantees cost (the key, the job's rows and files) and what the API
 // around them costs.
 import { invoicePdf } from '../tests/fixtures/make-fixtures.ts'
-import { type BaselineApp, startSubmitBaseline } from './lib/bare-app.ts'
+import { startSubmitBaselines } from './lib/bare-app.ts'
 import {
   benchWorkspace,
   cpuMs,
@@ -28,20 +28,12 @@ const CONNECTIONS = [1, 8]
 
 const apps = await startApps('submit', { apps: ['api'] })
 const baselineEnv = { DATABASE_URL: apps.databaseUrl, QUIRE_QUEUE_PREFIX: apps.env.QUIRE_QUEUE_PREFIX! }
-// The two baselines start side by side (a process each); when one does not start, the rest is stopped.
-const started = await Promise.allSettled([
-  startSubmitBaseline(baselineEnv),
-  startSubmitBaseline(baselineEnv, 'domain-submit.ts'),
-])
-if (started.some((s) => s.status === 'rejected')) {
-  await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)))
-  await apps.stop()
-  throw started.find((s): s is PromiseRejectedResult => s.status === 'rejected')!.reason
-}
-const [bare, domain] = started.map((s) => (s as PromiseFulfilledResult<BaselineApp>).value) as [
-  BaselineApp,
-  BaselineApp,
-]
+const [bare, domain] = await startSubmitBaselines(baselineEnv, ['bare-submit.ts', 'domain-submit.ts']).catch(
+  async (err: unknown) => {
+    await apps.stop()
+    throw err
+  },
+)
 try {
   // A workspace per side, as each checks a key of its own: neither waits on the other's balance row.
   const { key } = await benchWorkspace(apps.baseUrl, 'B')
@@ -53,8 +45,10 @@ try {
     bare: { url: `${bare.url}/v1/jobs`, headers: { 'Content-Type': contentType } },
     domain: { url: `${domain.url}/v1/jobs`, headers: { 'Content-Type': contentType, 'X-API-Key': domainKey } },
   }
-  // Warm-up: JIT, connection pools, first-use caches.
-  for (const side of Object.values(sides)) await load({ ...side, body, connections: 8, seconds: QUICK ? 1 : 3 })
+  // Warm-up: JIT, connection pools, first-use caches. In the full run long enough for the JIT to settle: with 3 s,
+  // every side still gained 20-40% over the next 10 s of load (most of all the API, the most code to optimise), and
+  // the rounds measured the compiler's background threads.
+  for (const side of Object.values(sides)) await load({ ...side, body, connections: 8, seconds: QUICK ? 1 : 12 })
 
   const results: Record<string, { rps: number[]; p99: number[] }> = {}
   // Where the time goes: CPU per request of each side's app process and of the PostgreSQL backends of the database

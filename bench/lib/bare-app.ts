@@ -9,10 +9,12 @@ import { freePort, ROOT, sleep, stopChild } from './kit.ts'
 /** A baseline app started by `startSubmitBaseline`. */
 export type BaselineApp = { url: string; pid: number; stop(): Promise<void> }
 
+type BaselineScript = 'bare-submit.ts' | 'domain-submit.ts'
+
 /** A submit baseline as its own process: the bare app (default) or the bare app calling Quire's domain. */
 export async function startSubmitBaseline(
   env: { DATABASE_URL: string; QUIRE_QUEUE_PREFIX: string },
-  script: 'bare-submit.ts' | 'domain-submit.ts' = 'bare-submit.ts',
+  script: BaselineScript = 'bare-submit.ts',
 ): Promise<BaselineApp> {
   const port = await freePort()
   const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-bench-bare-'))
@@ -35,11 +37,17 @@ export async function startSubmitBaseline(
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 60_000
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${script} exited`)
+    const failed =
+      child.exitCode !== null ? `${script} exited` : Date.now() > deadline ? `${script} did not start` : null
+    if (failed) {
+      // Nothing is left running when it never came up.
+      await stopChild(child)
+      rmSync(dir, { recursive: true, force: true })
+      throw new Error(failed)
+    }
     try {
       if ((await fetch(`${url}/healthz`)).ok) break
     } catch {}
-    if (Date.now() > deadline) throw new Error(`${script} did not start`)
     await sleep(100)
   }
   return {
@@ -50,4 +58,22 @@ export async function startSubmitBaseline(
       rmSync(dir, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * Several baselines started side by side (a process each), in the order given. When one does not start, those that
+ * did are stopped before the error goes to the caller.
+ */
+export async function startSubmitBaselines<const S extends readonly BaselineScript[]>(
+  env: { DATABASE_URL: string; QUIRE_QUEUE_PREFIX: string },
+  scripts: S,
+): Promise<{ [K in keyof S]: BaselineApp }> {
+  const started = await Promise.allSettled(scripts.map((script) => startSubmitBaseline(env, script)))
+  const apps = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []))
+  const failed = started.find((s) => s.status === 'rejected')
+  if (failed) {
+    await Promise.all(apps.map((app) => app.stop()))
+    throw failed.reason
+  }
+  return apps as { [K in keyof S]: BaselineApp }
 }
