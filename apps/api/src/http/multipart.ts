@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs'
 import { unlink } from 'node:fs/promises'
 import path from 'node:path'
@@ -133,6 +134,8 @@ function parseMultipart(
     allowEmptyFiles: true, // an empty `files` part is the route's 400 MISSING_FILE
     minFileSize: 0,
     keepExtensions: false, // temporary names are random; nothing the client sent reaches a path
+    // A random UUID as the temporary name: formidable's own (a cuid2, SHA-3 in JavaScript) cost 0.1 ms per request.
+    filename: () => randomUUID(),
     // Our own write streams, so that every temporary file can be closed, awaited and removed, even a half-written one.
     fileWriteStreamHandler: (file) => {
       const filepath = (file as unknown as { filepath: string }).filepath
