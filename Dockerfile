@@ -51,10 +51,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends poppler-utils ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-# NODE_OPTIONS: the apps' V8 options, the same as scripts/dev/node-options.mjs gives `npm start` (a larger young
-# generation: less scavenging per submission). An operator's own NODE_OPTIONS replaces them.
 ENV NODE_ENV=production \
-    NODE_OPTIONS="--max-semi-space-size=16" \
     QUIRE_HOST=0.0.0.0 \
     QUIRE_BLOB_DIR=/data/blobs \
     QUIRE_UPLOAD_DIR=/data/uploads

@@ -12,7 +12,6 @@ import { createRedis, DELIVERY_QUEUE, stageQueueName } from '@quire/queues'
 import autocannon from 'autocannon'
 import { Queue } from 'bullmq'
 import pg from 'pg'
-import { appNodeOptions } from '../../scripts/dev/node-options.mjs'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 /** `npm run bench -- --quick`: fewer rounds, shorter runs, smaller batches. */
@@ -119,8 +118,6 @@ export async function startApps(label: string, opts: { apps: AppName[]; env?: Re
     QUIRE_DATA_DIR: path.join(dir, 'data'),
     QUIRE_ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
     QUIRE_LOG_LEVEL: 'warn',
-    // The V8 options the apps ship with (npm start and the Dockerfile give them the same); the baselines keep Node's.
-    NODE_OPTIONS: appNodeOptions(process.env.NODE_OPTIONS),
     ...opts.env,
   }
   const procs: { app: AppName; child: ChildProcess }[] = []

@@ -14,7 +14,6 @@ import os from 'node:os'
 import path from 'node:path'
 import { ensureServices, ROOT, withDatabase } from './services.mjs'
 import { ensureInstalled, log, prismaGenerate, step } from './setup.mjs'
-import { appNodeOptions } from './node-options.mjs'
 
 const args = process.argv.slice(2)
 const quick = args.includes('--quick')
@@ -84,8 +83,6 @@ const machine = {
   memory_gb: Math.round(os.totalmem() / 1024 ** 3),
   os: `${os.type()} ${os.release()}`,
   node: process.version,
-  // What Quire's apps run with (baselines: Node's defaults).
-  app_node_options: appNodeOptions(process.env.NODE_OPTIONS),
   dependencies: versions(['bullmq', 'ioredis', 'koa', '@prisma/client', 'pg', 'formidable', 'unpdf', 'tesseract.js']),
 }
 // A run of some scenarios only leaves the last full table in place.
@@ -96,7 +93,7 @@ if (wanted.length === 0 || !fs.existsSync(path.join(resultsDir, 'latest.json')))
 console.log(`\n${table(rows)}\n`)
 console.log(
   `${machine.date} · ${machine.cpus} · ${machine.memory_gb} GB · ${machine.os} · Node ${machine.node}` +
-    ` (Quire's apps: ${machine.app_node_options})${quick ? ' · quick run' : ''} · ${machine.seconds} s`,
+    `${quick ? ' · quick run' : ''} · ${machine.seconds} s`,
 )
 console.log(
   Object.entries(machine.dependencies)

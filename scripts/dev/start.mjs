@@ -9,7 +9,6 @@ import path from 'node:path'
 import readline from 'node:readline'
 import { pathToFileURL } from 'node:url'
 import { canConnect, dropDatabase, ensureDatabase, ensureServices, ROOT } from './services.mjs'
-import { appNodeOptions } from './node-options.mjs'
 import {
   divergedMigrations,
   ensureInstalled,
@@ -159,8 +158,6 @@ async function main() {
       DATABASE_URL: services.databaseUrl,
       REDIS_URL: services.redisUrl,
     }
-    // The apps' V8 options (scripts/dev/node-options.mjs), as the Dockerfile gives them.
-    const appEnv = { ...env, NODE_OPTIONS: appNodeOptions(process.env.NODE_OPTIONS) }
     await step('prisma generate', () => prismaGenerate())
 
     // The init migration is regenerated while the schema evolves; a local database that recorded
@@ -194,7 +191,7 @@ async function main() {
       const startedAt = Date.now()
       const child = spawn(process.execPath, ['--conditions=@quire/source', '--import', 'tsx', file], {
         cwd: ROOT,
-        env: appEnv,
+        env,
         stdio: ['ignore', 'pipe', 'pipe'],
       })
       children.set(app.name, child)

@@ -4,7 +4,6 @@ import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { APP_NODE_OPTIONS, appNodeOptions } from '../../scripts/dev/node-options.mjs'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const files = (dir: string, keep: (f: string) => boolean) =>
@@ -45,14 +44,5 @@ describe('development helpers', () => {
       readdirSync(path.join(ROOT, group)).map((name) => `${group}/${name}/package.json`),
     )
     for (const m of manifests) expect(read('Dockerfile')).toContain(`COPY ${m} ${path.dirname(m)}/`)
-  })
-  it('give the apps the same V8 options under npm start, npm run bench and the Dockerfile', () => {
-    expect(read('Dockerfile')).toContain(`NODE_OPTIONS="${APP_NODE_OPTIONS}"`)
-    expect(read('scripts/dev/start.mjs')).toMatch(/NODE_OPTIONS: appNodeOptions\(process\.env\.NODE_OPTIONS\)/)
-    expect(read('bench/lib/kit.ts')).toMatch(/NODE_OPTIONS: appNodeOptions\(process\.env\.NODE_OPTIONS\)/)
-    expect(appNodeOptions(undefined)).toBe(APP_NODE_OPTIONS)
-    // An operator's own options are kept; their own young-generation size wins.
-    expect(appNodeOptions('--enable-source-maps')).toBe(`--enable-source-maps ${APP_NODE_OPTIONS}`)
-    expect(appNodeOptions(' --max-semi-space-size=64 ')).toBe('--max-semi-space-size=64')
   })
 })
