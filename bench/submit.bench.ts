@@ -13,6 +13,7 @@ import {
   benchWorkspace,
   cpuMs,
   load,
+  mainThreadCpuMs,
   median,
   multipartBody,
   postgresCpu,
@@ -51,11 +52,12 @@ try {
   for (const side of Object.values(sides)) await load({ ...side, body, connections: 8, seconds: QUICK ? 1 : 12 })
 
   const results: Record<string, { rps: number[]; p99: number[] }> = {}
-  // Where the time goes: CPU per request of each side's app process and of the PostgreSQL backends of the database
-  // (both sides use the same one; their backends are told apart by the measuring window).
+  // Where the time goes: CPU per request of each side's app process (its event loop and its other threads apart) and
+  // of the PostgreSQL backends of the database (both sides use the same one; their backends are told apart by the
+  // measuring window).
   const database = new URL(apps.databaseUrl).pathname.slice(1)
   const pids = { quire: apps.pid('api'), bare: bare.pid, domain: domain.pid }
-  const cpu: Record<string, { app: number; pg: number; requests: number }> = {}
+  const cpu: Record<string, { app: number; loop: number; pg: number; requests: number }> = {}
   for (let round = 0; round < ROUNDS; round++) {
     for (const connections of CONNECTIONS) {
       const sideNames = ['quire', 'bare', 'domain'] as const
@@ -63,10 +65,12 @@ try {
       const order = sideNames.map((_, i) => sideNames[(i + round) % sideNames.length]!)
       for (const name of order) {
         const app0 = cpuMs(pids[name])
+        const loop0 = mainThreadCpuMs(pids[name])
         const pg0 = postgresCpu(database)
         const r = await load({ ...sides[name], body, connections, seconds: SECONDS })
-        const used = (cpu[`${name}@${connections}`] ??= { app: 0, pg: 0, requests: 0 })
+        const used = (cpu[`${name}@${connections}`] ??= { app: 0, loop: 0, pg: 0, requests: 0 })
         used.app += cpuMs(pids[name]) - app0
+        used.loop += mainThreadCpuMs(pids[name]) - loop0
         used.pg += postgresCpuSince(database, pg0)
         used.requests += r.rps * SECONDS
         if (r.non2xx || r.errors) throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors`)
@@ -79,7 +83,10 @@ try {
   }
   for (const [k, c] of Object.entries(cpu)) {
     const per = (ms: number) => (ms / c.requests).toFixed(2)
-    console.log(`  submit · CPU per request, ${k}: app ${per(c.app)} ms, PostgreSQL ${per(c.pg)} ms`)
+    console.log(
+      `  submit · CPU per request, ${k}: app ${per(c.app)} ms (event loop ${per(c.loop)}, other threads ` +
+        `${per(c.app - c.loop)}), PostgreSQL ${per(c.pg)} ms`,
+    )
   }
   for (const connections of CONNECTIONS) {
     const q = results[`quire@${connections}`]!

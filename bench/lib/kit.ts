@@ -273,7 +273,19 @@ export async function load(opts: {
 
 /** CPU time (user + system) a process has used so far, in ms (from /proc: clock ticks of 10 ms). */
 export function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return statCpuMs(`/proc/${pid}/stat`)
+}
+
+/**
+ * CPU time a process's main thread (the event loop) has used so far, in ms. The rest of `cpuMs` is its other
+ * threads: V8's background compiler and GC helpers, libuv's pool (file system calls).
+ */
+export function mainThreadCpuMs(pid: number): number {
+  return statCpuMs(`/proc/${pid}/task/${pid}/stat`)
+}
+
+function statCpuMs(statFile: string): number {
+  const fields = readFileSync(statFile, 'utf8').split(') ')[1]!.split(' ')
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
