@@ -4,6 +4,7 @@ import {
   ApiForm,
   createPrisma,
   directQuery,
+  directSql,
   directTransaction,
   inTransaction,
   isRetryableTxError,
@@ -283,6 +284,50 @@ describe('directTransaction (packages/db/src/direct-sql.ts)', () => {
     } finally {
       await db.workspace.deleteMany({ where: { id } })
       await Promise.all([db.$disconnect(), holder.$disconnect()])
+    }
+  })
+})
+
+describe('directSql (packages/db/src/index.ts)', () => {
+  const id = `ws_directsql_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+
+  it('runs each raw statement in autocommit on the pool, prepared, with Prisma value conventions', async () => {
+    const db = createPrisma(url, { poolMax: 1 })
+    try {
+      await db.workspace.create({ data: { id, name: 'direct sql', apiForm: ApiForm.B, creditsAvailable: 5 } })
+      const sql = directSql(db)
+      const pid = await backendPid(db)
+      expect(
+        await sql.$executeRaw`UPDATE workspaces SET credits_available = credits_available - ${2}::int WHERE id = ${id}`,
+      ).toBe(1)
+      // Committed on its own: another client sees it at once.
+      const other = createPrisma(url, { poolMax: 1 })
+      try {
+        expect((await other.workspace.findUniqueOrThrow({ where: { id } })).creditsAvailable).toBe(3)
+      } finally {
+        await other.$disconnect()
+      }
+      // A refused statement leaves nothing and keeps the connection.
+      await expect(
+        sql.$executeRaw`UPDATE workspaces SET credits_available = -1 WHERE id = ${id}`,
+      ).rejects.toMatchObject({
+        code: '23514',
+      })
+      expect(await backendPid(db)).toBe(pid)
+      const at = new Date('2026-03-04T05:06:07.089Z')
+      const rows = await sql.$queryRaw<{ at: Date; big: bigint; available: number }[]>`
+        SELECT ${at}::timestamp(3) AS at, 9007199254740993::int8 AS big, credits_available AS available
+        FROM workspaces WHERE id = ${id}`
+      expect(rows).toEqual([{ at, big: 9007199254740993n, available: 3 }])
+      // Prepared on the connection under the statement's digest, as Prisma's statements are.
+      const prepared = await directQuery<{ n: number }>(db, {
+        text: "SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement LIKE '%credits_available - $1::int%'",
+        values: [],
+      })
+      expect(prepared[0]!.n).toBe(1)
+    } finally {
+      await db.workspace.deleteMany({ where: { id } })
+      await db.$disconnect()
     }
   })
 })

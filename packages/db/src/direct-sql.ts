@@ -64,13 +64,14 @@ function timed(query: pg.QueryConfig, ms: number): pg.QueryConfig {
 const PG_QUERY_TIMEOUT = 'Query read timeout'
 
 /**
- * `$queryRaw` and `$executeRaw` over one node-postgres connection, with Prisma's tagged templates and fragments
+ * `$queryRaw` and `$executeRaw` over one node-postgres connection (or a pool: each statement then in autocommit on
+ * whichever connection is free), with Prisma's tagged templates and fragments
  * (`Prisma.sql`, `Prisma.join`) and Prisma's value conventions: a Date goes out as its UTC instant (a `timestamp`
  * column holds UTC wall-clock values, as Prisma writes them), `timestamp` comes back as that UTC instant and `int8`
  * as a bigint, whatever the process's time zone.
  */
-function rawSqlOn(
-  client: pg.ClientBase,
+export function rawSqlOn(
+  client: pg.ClientBase | pg.Pool,
   nameOf: (text: string) => string | undefined,
   statementTimeoutMs: number,
 ): RawSql {
