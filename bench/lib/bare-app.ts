@@ -11,9 +11,12 @@ export type BaselineApp = { url: string; pid: number; stop(): Promise<void> }
 
 type BaselineScript = 'bare-submit.ts' | 'domain-submit.ts'
 
+/** What a baseline shares with the API it is measured against: the database and the queue prefix. */
+type BaselineEnv = { DATABASE_URL: string; QUIRE_QUEUE_PREFIX: string }
+
 /** A submit baseline as its own process: the bare app (default) or the bare app calling Quire's domain. */
 export async function startSubmitBaseline(
-  env: { DATABASE_URL: string; QUIRE_QUEUE_PREFIX: string },
+  env: BaselineEnv,
   script: BaselineScript = 'bare-submit.ts',
 ): Promise<BaselineApp> {
   const port = await freePort()
@@ -65,7 +68,7 @@ export async function startSubmitBaseline(
  * did are stopped before the error goes to the caller.
  */
 export async function startSubmitBaselines<const S extends readonly BaselineScript[]>(
-  env: { DATABASE_URL: string; QUIRE_QUEUE_PREFIX: string },
+  env: BaselineEnv,
   scripts: S,
 ): Promise<{ [K in keyof S]: BaselineApp }> {
   const started = await Promise.allSettled(scripts.map((script) => startSubmitBaseline(env, script)))
