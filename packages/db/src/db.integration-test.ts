@@ -1,3 +1,4 @@
+import net from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startTcpProxy } from '../../../tests/blackbox/tcp-proxy.ts'
 import {
@@ -174,6 +175,34 @@ describe('the connection pool (packages/db/src/pool.ts)', () => {
       for (const h of vitestHandlers) process.on('uncaughtException', h)
       await db.$disconnect()
       await proxy.close()
+    }
+  })
+
+  it("a connection reset while it is being made (a server stopping or starting) fails the statement, marked as PostgreSQL's", async () => {
+    // A server that accepts and resets at the first byte of the startup handshake, as PostgreSQL can while it stops.
+    const server = net.createServer((s) => s.once('data', () => s.resetAndDestroy()))
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const db = createPrisma(`postgresql://postgres@127.0.0.1:${(server.address() as net.AddressInfo).port}/postgres`, {
+      poolMax: 1,
+    })
+    try {
+      for (const run of [
+        () => directQuery(db, { text: 'SELECT 1', values: [] }),
+        () => directSql(db).$queryRaw`SELECT 1`,
+        () => directTransaction(db, (sql) => sql.$queryRaw`SELECT 1`),
+      ]) {
+        const failure = await run().then(
+          () => null,
+          (err: Error) => err,
+        )
+        expect(failure).toMatchObject({ code: 'ECONNRESET' })
+        // dependencyDown (@quire/runtime) reads the mark: a worker waits for the database instead of spending an
+        // attempt (a fan-out job failed for good on this during the chaos PostgreSQL outage before it was marked).
+        expect((failure as unknown as Record<symbol, unknown>)[Symbol.for('quire.dependency')]).toBe('postgresql')
+      }
+    } finally {
+      await db.$disconnect()
+      server.close()
     }
   })
 

@@ -22,7 +22,12 @@ export class Pool extends pg.Pool {
   }
 
   private async queryKeepingConnection(config: unknown, values: unknown): Promise<pg.QueryResult> {
-    const client = await this.connect()
+    // A connection that fails while it is being made (the server resetting it mid-handshake as it stops or starts)
+    // is PostgreSQL's as much as one that breaks mid-query.
+    const client = await this.connect().catch((err: unknown) => {
+      markPostgresqlSocketError(err)
+      throw err
+    })
     // As pg.Pool#query does: a connection that breaks mid-query fails the query and also emits 'error' on the
     // client, which a checked-out client has no listener for (the pool listens only while it is idle); unheard, that
     // event is an uncaught exception. The query's own rejection carries the error.
