@@ -112,6 +112,22 @@ describe('@quire/db against the real database', () => {
 const backendPid = async (db: Db) =>
   (await directQuery<{ pid: number }>(db, { text: 'SELECT pg_backend_pid() AS pid', values: [] }))[0]!.pid
 
+/**
+ * Runs `fn` with a one-connection client and a workspace of 5 credits of its own; both are gone afterwards, whatever
+ * `fn` did.
+ */
+async function withWorkspace(name: string, fn: (db: Db, id: string) => Promise<void>): Promise<void> {
+  const id = `ws_${name.replace(/\W/g, '')}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+  const db = createPrisma(url!, { poolMax: 1 })
+  try {
+    await db.workspace.create({ data: { id, name, apiForm: ApiForm.B, creditsAvailable: 5 } })
+    await fn(db, id)
+  } finally {
+    await db.workspace.deleteMany({ where: { id } })
+    await db.$disconnect()
+  }
+}
+
 describe('the connection pool (packages/db/src/pool.ts)', () => {
   it('a statement PostgreSQL refuses leaves its connection in the pool, through Prisma and through directQuery', async () => {
     const db = createPrisma(url, { poolMax: 1 })
@@ -224,12 +240,8 @@ describe('the connection pool (packages/db/src/pool.ts)', () => {
 })
 
 describe('directTransaction (packages/db/src/direct-sql.ts)', () => {
-  const id = `ws_directtx_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
-
   it('commits its raw statements together, with Prisma fragments and Prisma value conventions', async () => {
-    const db = createPrisma(url, { poolMax: 1 })
-    try {
-      await db.workspace.create({ data: { id, name: 'direct tx', apiForm: ApiForm.B, creditsAvailable: 5 } })
+    await withWorkspace('direct tx', async (db, id) => {
       const at = new Date('2026-03-04T05:06:07.089Z')
       const rows = await directTransaction(db, async (sql) => {
         const sets = [Prisma.sql`credits_available = credits_available - ${2}::int`, Prisma.sql`name = ${'renamed'}`]
@@ -243,16 +255,11 @@ describe('directTransaction (packages/db/src/direct-sql.ts)', () => {
       expect(rows).toEqual([{ at, big: 9007199254740993n, available: 3, name: 'renamed' }])
       const ws = await db.workspace.findUniqueOrThrow({ where: { id } })
       expect([ws.creditsAvailable, ws.name]).toEqual([3, 'renamed'])
-    } finally {
-      await db.workspace.deleteMany({ where: { id } })
-      await db.$disconnect()
-    }
+    })
   })
 
   it('rolls back everything when the callback throws or PostgreSQL refuses a statement, and keeps the connection', async () => {
-    const db = createPrisma(url, { poolMax: 1 })
-    try {
-      await db.workspace.create({ data: { id, name: 'direct tx', apiForm: ApiForm.B, creditsAvailable: 5 } })
+    await withWorkspace('direct tx', async (db, id) => {
       const pid = await backendPid(db)
       await expect(
         directTransaction(db, async (sql) => {
@@ -271,59 +278,51 @@ describe('directTransaction (packages/db/src/direct-sql.ts)', () => {
       // The connection is out of any transaction: a statement on it commits on its own.
       await directQuery(db, { text: 'UPDATE workspaces SET credits_available = 4 WHERE id = $1', values: [id] })
       expect((await db.workspace.findUniqueOrThrow({ where: { id } })).creditsAvailable).toBe(4)
-    } finally {
-      await db.workspace.deleteMany({ where: { id } })
-      await db.$disconnect()
-    }
+    })
   })
 
   it('a statement left unanswered fails the transaction after its timeout; its connection closes, nothing of it commits', async () => {
-    const db = createPrisma(url, { poolMax: 1 })
-    const holder = createPrisma(url, { poolMax: 1 })
-    try {
-      await db.workspace.create({ data: { id, name: 'direct tx', apiForm: ApiForm.B, creditsAvailable: 5 } })
-      const pid = await backendPid(db)
-      // Another session holds the row; the transaction's UPDATE waits for it, unanswered.
-      let release!: () => void
-      const held = holder.$transaction(async (tx) => {
-        await tx.$executeRaw`SELECT 1 FROM workspaces WHERE id = ${id} FOR UPDATE`
-        await new Promise<void>((resolve) => (release = resolve))
-      })
-      await new Promise((r) => setTimeout(r, 200))
-      await expect(
-        directTransaction(
-          db,
-          async (sql) => {
-            await sql.$executeRaw`UPDATE workspaces SET credits_available = 1 WHERE id = ${id}`
-          },
-          { statementTimeoutMs: 500 },
-        ),
-      ).rejects.toThrow('Query read timeout')
-      // The connection left the pool; once the lock is free the server reads its close: the UPDATE never commits.
-      expect(await backendPid(db)).not.toBe(pid)
-      release()
-      await held
-      await new Promise((r) => setTimeout(r, 200))
-      expect((await db.workspace.findUniqueOrThrow({ where: { id } })).creditsAvailable).toBe(5)
-      const alive = await directQuery<{ n: number }>(db, {
-        text: 'SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1',
-        values: [pid],
-      })
-      expect(alive[0]!.n).toBe(0)
-    } finally {
-      await db.workspace.deleteMany({ where: { id } })
-      await Promise.all([db.$disconnect(), holder.$disconnect()])
-    }
+    await withWorkspace('direct tx', async (db, id) => {
+      const holder = createPrisma(url, { poolMax: 1 })
+      try {
+        const pid = await backendPid(db)
+        // Another session holds the row; the transaction's UPDATE waits for it, unanswered.
+        let release!: () => void
+        const held = holder.$transaction(async (tx) => {
+          await tx.$executeRaw`SELECT 1 FROM workspaces WHERE id = ${id} FOR UPDATE`
+          await new Promise<void>((resolve) => (release = resolve))
+        })
+        await new Promise((r) => setTimeout(r, 200))
+        await expect(
+          directTransaction(
+            db,
+            async (sql) => {
+              await sql.$executeRaw`UPDATE workspaces SET credits_available = 1 WHERE id = ${id}`
+            },
+            { statementTimeoutMs: 500 },
+          ),
+        ).rejects.toThrow('Query read timeout')
+        // The connection left the pool; once the lock is free the server reads its close: the UPDATE never commits.
+        expect(await backendPid(db)).not.toBe(pid)
+        release()
+        await held
+        await new Promise((r) => setTimeout(r, 200))
+        expect((await db.workspace.findUniqueOrThrow({ where: { id } })).creditsAvailable).toBe(5)
+        const alive = await directQuery<{ n: number }>(db, {
+          text: 'SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1',
+          values: [pid],
+        })
+        expect(alive[0]!.n).toBe(0)
+      } finally {
+        await holder.$disconnect()
+      }
+    })
   })
 })
 
 describe('directSql (packages/db/src/index.ts)', () => {
-  const id = `ws_directsql_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
-
   it('runs each raw statement in autocommit on the pool, prepared, with Prisma value conventions', async () => {
-    const db = createPrisma(url, { poolMax: 1 })
-    try {
-      await db.workspace.create({ data: { id, name: 'direct sql', apiForm: ApiForm.B, creditsAvailable: 5 } })
+    await withWorkspace('direct sql', async (db, id) => {
       const sql = directSql(db)
       const pid = await backendPid(db)
       expect(
@@ -354,9 +353,6 @@ describe('directSql (packages/db/src/index.ts)', () => {
         values: [],
       })
       expect(prepared[0]!.n).toBe(1)
-    } finally {
-      await db.workspace.deleteMany({ where: { id } })
-      await db.$disconnect()
-    }
+    })
   })
 })

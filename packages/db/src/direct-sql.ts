@@ -1,6 +1,6 @@
 import pg from 'pg'
 import { Prisma } from './generated/prisma/client.ts'
-import { ignoreClientError, markPostgresqlSocketError } from './pool.ts'
+import { ignoreClientError, markPostgresqlSocketError, type Pool } from './pool.ts'
 
 /**
  * What raw SQL needs of a client: Prisma's client or one of its transactions, or a connection of
@@ -21,15 +21,13 @@ export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000
  * waiting for a lock reads it once the wait ends), so nothing of it commits.
  */
 export async function transactionOn<T>(
-  pool: pg.Pool,
+  pool: Pool,
   fn: (sql: RawSql) => Promise<T>,
   nameOf: (text: string) => string | undefined,
   statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS,
 ): Promise<T> {
-  const client = await pool.connect().catch((err) => {
-    markPostgresqlSocketError(err)
-    throw err
-  })
+  // Pool#connect marks a connection that fails while it is being made as PostgreSQL's.
+  const client = await pool.connect()
   // As for a pooled query (pool.ts): a connection breaking mid-statement also emits 'error' on the client.
   client.on('error', ignoreClientError)
   let broken: Error | undefined

@@ -46,7 +46,7 @@ export function createPrisma(url: string, opts: CreatePrismaOptions = {}) {
   return client
 }
 
-const pools = new WeakMap<object, pg.Pool>()
+const pools = new WeakMap<object, Pool>()
 
 /** Most distinct statements a process prepares; the SQL Prisma generates is a bounded set, this is a safety cap. */
 const PREPARED_STATEMENTS_KEPT = 1000
@@ -77,7 +77,8 @@ export async function directQuery<Row extends Record<string, unknown>>(
   db: Db,
   query: { text: string; values: unknown[]; name?: string },
 ): Promise<Row[]> {
-  return (await poolOf(db).query<Row>(query)).rows
+  const result: pg.QueryResult<Row> = await poolOf(db).query(query)
+  return result.rows
 }
 
 /**
@@ -107,7 +108,7 @@ export function directTransaction<T>(
   return transactionOn(poolOf(db), fn, (text) => preparedStatementName({ sql: text }), opts.statementTimeoutMs)
 }
 
-function poolOf(db: Db): pg.Pool {
+function poolOf(db: Db): Pool {
   const pool = pools.get(db)
   if (!pool) throw new Error('direct statements need a client made by createPrisma')
   return pool

@@ -9,8 +9,24 @@ import pg from 'pg'
  * has already ended the statement's transaction. Closing it cost about 30 ms on the next query (a new connection,
  * a new backend process, every prepared statement prepared again) and turned a burst of refused submissions into a
  * burst of reconnections. Errors without a SQLSTATE (the socket, a timeout) and FATAL ones still close it.
+ *
+ * And a connection that fails while it is being made is marked as PostgreSQL's, whoever asked for it.
  */
 export class Pool extends pg.Pool {
+  /**
+   * pg.Pool#connect, except that a failure to make the connection (the server resetting it mid-handshake as it stops
+   * or starts) is marked as PostgreSQL's, as one that breaks mid-query is: every checkout in promise form goes
+   * through here (pooled statements, direct transactions, Prisma's transactions). The callback form, which pg's own
+   * `query` uses, passes through as it is.
+   */
+  override connect(...args: any[]): any {
+    if (typeof args[0] === 'function') return (super.connect as (...a: unknown[]) => unknown)(...args)
+    return super.connect().catch((err: unknown) => {
+      markPostgresqlSocketError(err)
+      throw err
+    })
+  }
+
   // pg.Pool#query's overloads, passed through as they are.
   override query(...args: any[]): any {
     const [config, values, callback] = args
@@ -22,12 +38,7 @@ export class Pool extends pg.Pool {
   }
 
   private async queryKeepingConnection(config: unknown, values: unknown): Promise<pg.QueryResult> {
-    // A connection that fails while it is being made (the server resetting it mid-handshake as it stops or starts)
-    // is PostgreSQL's as much as one that breaks mid-query.
-    const client = await this.connect().catch((err: unknown) => {
-      markPostgresqlSocketError(err)
-      throw err
-    })
+    const client: pg.PoolClient = await this.connect()
     // As pg.Pool#query does: a connection that breaks mid-query fails the query and also emits 'error' on the
     // client, which a checked-out client has no listener for (the pool listens only while it is idle); unheard, that
     // event is an uncaught exception. The query's own rejection carries the error.
