@@ -19,8 +19,13 @@ export class Pool extends pg.Pool {
    * through here (pooled statements, direct transactions, Prisma's transactions). The callback form, which pg's own
    * `query` uses, passes through as it is.
    */
-  override connect(...args: any[]): any {
-    if (typeof args[0] === 'function') return (super.connect as (...a: unknown[]) => unknown)(...args)
+  override connect(): Promise<pg.PoolClient>
+  override connect(callback: ConnectCallback): void
+  override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | undefined {
+    if (callback) {
+      super.connect(callback)
+      return
+    }
     return super.connect().catch((err: unknown) => {
       markPostgresqlSocketError(err)
       throw err
@@ -38,7 +43,7 @@ export class Pool extends pg.Pool {
   }
 
   private async queryKeepingConnection(config: unknown, values: unknown): Promise<pg.QueryResult> {
-    const client: pg.PoolClient = await this.connect()
+    const client = await this.connect()
     // As pg.Pool#query does: a connection that breaks mid-query fails the query and also emits 'error' on the
     // client, which a checked-out client has no listener for (the pool listens only while it is idle); unheard, that
     // event is an uncaught exception. The query's own rejection carries the error.
@@ -56,6 +61,13 @@ export class Pool extends pg.Pool {
     }
   }
 }
+
+/** pg.Pool#connect's callback form. */
+type ConnectCallback = (
+  err: Error | undefined,
+  client: pg.PoolClient | undefined,
+  done: (release?: any) => void,
+) => void
 
 /** An error PostgreSQL reported for the statement alone: the connection stays usable. */
 function statementOnly(err: unknown): boolean {
