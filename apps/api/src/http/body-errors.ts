@@ -23,6 +23,10 @@ export const FORMIDABLE = {
   biggerThanMaxFileSize: 1016,
 } as const
 
+/** A body the client stopped sending (it closed the connection first). */
+export const clientAborted = (): DomainError =>
+  new DomainError('MALFORMED_REQUEST', 'the request body ended before it was complete (client aborted)')
+
 /** The limits a message can quote; the middleware that knows them passes them. */
 export type BodyLimits = { maxFileMb?: number; maxFiles?: number; maxFields?: number; maxFieldsBytes?: number }
 
@@ -76,7 +80,7 @@ function fromFormidable(code: number, limits: BodyLimits): DomainError {
     case FORMIDABLE.noParser:
       return new DomainError('UNSUPPORTED_MEDIA_TYPE', 'send files as multipart/form-data')
     case FORMIDABLE.aborted:
-      return new DomainError('MALFORMED_REQUEST', 'the request body ended before it was complete (client aborted)')
+      return clientAborted()
     case FORMIDABLE.missingMultipartBoundary:
       return new DomainError('MALFORMED_REQUEST', 'the multipart Content-Type has no boundary parameter')
     case FORMIDABLE.missingContentType:
@@ -118,7 +122,7 @@ export function fromBodyError(err: unknown, limits: BodyLimits = {}): DomainErro
     case 'charset.unsupported':
       return new DomainError('UNSUPPORTED_MEDIA_TYPE', 'unsupported charset (send UTF-8)')
     case 'request.aborted':
-      return new DomainError('MALFORMED_REQUEST', 'the request body ended before it was complete (client aborted)')
+      return clientAborted()
     case 'request.size.invalid':
       return new DomainError('MALFORMED_REQUEST', 'the request body does not match its Content-Length')
     default:

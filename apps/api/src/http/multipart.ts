@@ -6,7 +6,7 @@ import formidable, { type File, type Part } from 'formidable'
 import type { Context, Middleware } from 'koa'
 import { DomainError, isDomainError } from '@quire/domain'
 import type { UploadedFile } from '@quire/core'
-import { fromBodyError, type BodyLimits } from './body-errors.ts'
+import { type BodyLimits, clientAborted, fromBodyError } from './body-errors.ts'
 import { closeAfterResponse } from './connection.ts'
 import { describeNames, type SubmitParameters, unknownParameters } from './submit-parameters.ts'
 
@@ -123,6 +123,9 @@ function parseMultipart(
   temps: TempFile[],
 ): Promise<Parsed> {
   const req = ctx.req
+  // A client that left while the key was checked: its request stream is destroyed already, emits nothing more, and
+  // formidable's parse would wait for it forever (the handler, its context and its connection's state never freed).
+  if (req.destroyed) return Promise.reject(clientAborted())
   const form = formidable({
     uploadDir,
     // Our own per-part byte count (below) fires first; these are formidable's backstops.
