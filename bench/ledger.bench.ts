@@ -10,15 +10,27 @@
 // the row stays locked over as much as for the ledger, so the same shapes are also measured with the bare UPDATE in
 // place of the reservation, and each shape's row is the reservation against the bare UPDATE in that same shape (the
 // autocommit row stays the scenario's headline: the bare UPDATE on its own).
+// Printed beside the autocommit rows: how busy the host's CPU was and PostgreSQL's CPU per operation on each side.
+// One hot workspace's operations queue on its row, so the host can sit partly idle while they wait their turn.
 import { createPrisma, directSql, directTransaction, type RawSql } from '@quire/db'
 import { newId } from '@quire/domain'
 import { grantCredits, reconcileLedger, reserveCredits } from '@quire/ledger'
-import { freshDatabase, median, QUICK, record } from './lib/kit.ts'
+import {
+  freshDatabase,
+  hostCpuBusySince,
+  hostCpuTicks,
+  median,
+  postgresCpu,
+  postgresCpuSince,
+  QUICK,
+  record,
+} from './lib/kit.ts'
 
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16)
 const seconds = QUICK ? 1 : 5
 const rounds = QUICK ? 1 : 5
 const database = await freshDatabase('ledger')
+const databaseName = new URL(database.url).pathname.slice(1)
 const db = createPrisma(database.url, { poolMax: concurrency })
 const sql = directSql(db)
 const BIG = 2_000_000_000
@@ -31,17 +43,30 @@ async function hotWorkspace(name: string) {
   return id
 }
 
-/** Runs `op` from `concurrency` loops for `seconds`; returns operations per second (successful ones only). */
-async function measure(op: () => Promise<boolean>): Promise<number> {
+type Measured = { ops: number; hostBusy: number; postgresMsPerOp: number }
+
+/**
+ * Runs `op` from `concurrency` loops for `seconds`: operations per second (successful ones only), the share of the
+ * host's CPU that was busy meanwhile, and the PostgreSQL CPU each operation cost. A host that is not busy while one
+ * workspace's operations queue on its row is bound by that queue (each one's statement, commit and WAL flush, one
+ * after the other), not by the work done beside it.
+ */
+async function measure(op: () => Promise<boolean>): Promise<Measured> {
   const until = Date.now() + seconds * 1000
   let done = 0
   const loop = async () => {
     while (Date.now() < until) if (await op()) done++
   }
+  const host = hostCpuTicks()
+  const postgres = postgresCpu(databaseName)
   const t0 = process.hrtime.bigint()
   await Promise.all(Array.from({ length: concurrency }, loop))
   const s = Number(process.hrtime.bigint() - t0) / 1e9
-  return done / s
+  return {
+    ops: done / s,
+    hostBusy: hostCpuBusySince(host),
+    postgresMsPerOp: done ? postgresCpuSince(databaseName, postgres) / done : 0,
+  }
 }
 
 const bareWs = await hotWorkspace('bench-bare')
@@ -112,9 +137,14 @@ const variants: Record<string, () => Promise<boolean>> = {
 
 await measure(variants['bare UPDATE ... WHERE available >= x']!) // warm the pool and the caches
 const runs: Record<string, number[]> = {}
+const diagnostics: Record<string, Measured[]> = {}
 for (let r = 0; r < rounds; r++) {
   const names = Object.keys(variants)
-  for (const name of r % 2 ? names.reverse() : names) (runs[name] ??= []).push(await measure(variants[name]!))
+  for (const name of r % 2 ? names.reverse() : names) {
+    const m = await measure(variants[name]!)
+    ;(runs[name] ??= []).push(m.ops)
+    ;(diagnostics[name] ??= []).push(m)
+  }
 }
 
 // Each reservation is compared with the bare UPDATE in the same place: on its own (autocommit, the scenario's row),
@@ -143,6 +173,14 @@ for (const [name, baselineName] of Object.entries(baselineOf)) {
     target: '≥ 0.8×',
   })
 }
+const alongside = (name: string) => {
+  const list = diagnostics[name]!
+  const busy = median(list.map((m) => m.hostBusy))
+  const postgresMs = median(list.map((m) => m.postgresMsPerOp))
+  return `host CPU ${(busy * 100).toFixed(0)}% busy, PostgreSQL ${postgresMs.toFixed(3)} ms CPU per operation`
+}
+console.log(`  alongside, the bare UPDATE: ${alongside('bare UPDATE ... WHERE available >= x')}`)
+console.log(`  alongside, reserveCredits (autocommit): ${alongside('ledger reserveCredits (autocommit)')}`)
 for (const [name, list] of Object.entries(runs)) {
   if (!name.startsWith('reference')) continue
   const ops = median(list)

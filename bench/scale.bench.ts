@@ -6,7 +6,7 @@
 // its own warm-up. Interleaved rounds, medians. Target: 2 workers ≥ 1.7× one.
 // Printed beside the row, as a reference: the machine's own ceiling, the plain extraction loop over the same pages in
 // two processes side by side against one (bench/baselines/extraction-loop.ts; no queue, database or HTTP).
-import { spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { scannedPagePdf } from './lib/documents.ts'
@@ -25,8 +25,8 @@ import {
 } from './lib/kit.ts'
 import { runJobs } from './lib/submit-jobs.ts'
 
-const ROUNDS = QUICK ? 1 : 3
-const FILES = QUICK ? 4 : 16
+const ROUNDS = 3
+const FILES = QUICK ? 2 : 16
 const WORKER_ENV = { QUIRE_PARSE_PROCESSES: '1', QUIRE_OCR_WORKERS: '1', QUIRE_PARSE_WARM_START: 'ocr' }
 
 const apps = await startApps('scale', { apps: ['api', 'webhook-dispatcher'] })
@@ -36,32 +36,34 @@ try {
   const withWorkers = async (n: number) => {
     const workers = await apps.startMany('stage-worker', n, WORKER_ENV)
     try {
-      const ws = await benchWorkspace(apps.baseUrl, 'B')
-      // Where the time goes: CPU per document of the workers (their parse processes included), the API and
-      // PostgreSQL, against the wall time: how much of the machine's two cores the run used.
-      const database = new URL(apps.databaseUrl).pathname.slice(1)
-      const before = {
-        workers: workers.map((w) => treeCpuMs(w.pid!)),
-        api: cpuMs(apps.pid('api')),
-        pg: postgresCpu(database),
-      }
-      const { seconds } = await runJobs({ ...apps, ...ws, files, inFlight: 8 })
-      const per = (ms: number) => `${(ms / FILES).toFixed(0)} ms`
-      const workerMs = workers.map((w, i) => treeCpuMs(w.pid!) - before.workers[i]!)
-      const total =
-        workerMs.reduce((a, b) => a + b, 0) +
-        cpuMs(apps.pid('api')) -
-        before.api +
-        postgresCpuSince(database, before.pg)
-      console.log(
-        `  scale · ${n} worker${n > 1 ? 's' : ''}: ${(FILES / seconds).toFixed(2)} docs/s; CPU per document: ` +
-          `workers ${workerMs.map(per).join(' + ')}, API ${per(cpuMs(apps.pid('api')) - before.api)}, ` +
-          `PostgreSQL ${per(postgresCpuSince(database, before.pg))}; cores busy ${(total / 1000 / seconds).toFixed(2)} of 2`,
-      )
-      return FILES / seconds
+      return await measure(workers)
     } finally {
       await Promise.all(workers.map(stopChild))
     }
+  }
+  /** Documents per second of the running `workers` over FILES scanned pages. */
+  const measure = async (workers: ChildProcess[]) => {
+    const n = workers.length
+    const ws = await benchWorkspace(apps.baseUrl, 'B')
+    // Where the time goes: CPU per document of the workers (their parse processes included), the API and
+    // PostgreSQL, against the wall time: how much of the machine's two cores the run used.
+    const database = new URL(apps.databaseUrl).pathname.slice(1)
+    const before = {
+      workers: workers.map((w) => treeCpuMs(w.pid!)),
+      api: cpuMs(apps.pid('api')),
+      pg: postgresCpu(database),
+    }
+    const { seconds } = await runJobs({ ...apps, ...ws, files, inFlight: 8 })
+    const per = (ms: number) => `${(ms / FILES).toFixed(0)} ms`
+    const workerMs = workers.map((w, i) => treeCpuMs(w.pid!) - before.workers[i]!)
+    const total =
+      workerMs.reduce((a, b) => a + b, 0) + cpuMs(apps.pid('api')) - before.api + postgresCpuSince(database, before.pg)
+    console.log(
+      `  scale · ${n} worker${n > 1 ? 's' : ''}: ${(FILES / seconds).toFixed(2)} docs/s; CPU per document: ` +
+        `workers ${workerMs.map(per).join(' + ')}, API ${per(cpuMs(apps.pid('api')) - before.api)}, ` +
+        `PostgreSQL ${per(postgresCpuSince(database, before.pg))}; cores busy ${(total / 1000 / seconds).toFixed(2)} of 2`,
+    )
+    return FILES / seconds
   }
   /** Documents per second of `n` plain extraction loops side by side, each over FILES / n of the pages. */
   const loops = async (n: number) => {
@@ -88,7 +90,19 @@ try {
   const loopTwo: number[] = []
   // The loop's ceiling is a reference printed beside the row; the quick run leaves it out (two more process starts).
   const ceiling = !QUICK
-  for (let round = 0; round < ROUNDS; round++) {
+  if (QUICK) {
+    // One warm start of two workers instead of three (a warm start is most of the quick run's time here): both
+    // measured together, then one of them alone once the other has stopped.
+    const workers = await apps.startMany('stage-worker', 2, WORKER_ENV)
+    try {
+      two.push(await measure(workers))
+      await stopChild(workers[1]!)
+      one.push(await measure([workers[0]!]))
+    } finally {
+      await Promise.all(workers.map(stopChild))
+    }
+  }
+  for (let round = 0; round < (QUICK ? 0 : ROUNDS); round++) {
     if (round % 2) {
       two.push(await withWorkers(2))
       one.push(await withWorkers(1))

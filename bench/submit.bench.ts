@@ -24,7 +24,7 @@ import {
 } from './lib/kit.ts'
 
 const ROUNDS = QUICK ? 1 : 3
-const SECONDS = QUICK ? 2 : 8
+const SECONDS = QUICK ? 1 : 8
 const CONNECTIONS = [1, 8]
 
 const apps = await startApps('submit', { apps: ['api'] })

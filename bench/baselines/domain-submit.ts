@@ -40,6 +40,9 @@ app.use(async (ctx) => {
     return
   }
   const { workspaceId } = principal
+  // As the API: a client that left during the key check has a destroyed stream, which formidable would wait on
+  // forever (and the shutdown with it, for the requests in flight).
+  if (ctx.req.destroyed) return
   const form = formidable({ uploadDir, maxFileSize: 200 * 1024 * 1024 })
   const [, files] = await form.parse(ctx.req)
   const file = Object.values(files).flat()[0]

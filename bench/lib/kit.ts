@@ -154,13 +154,26 @@ export async function startApps(label: string, opts: { apps: AppName[]; env?: Re
     }
     return children
   }
+  const stopAll = async () => {
+    await Promise.all(procs.map(({ child }) => stopChild(child)))
+    await Promise.all(Object.values(watched).map((q) => q.close()))
+    redis.disconnect()
+    rmSync(dir, { recursive: true, force: true })
+    await db.drop().catch((e) => console.error(`could not drop ${label} database: ${e.message}`))
+  }
   const start = async (app: AppName, extraEnv: Record<string, string> = {}) => {
     if (app !== 'api') return (await startMany(app, 1, extraEnv))[0]!
     const child = spawnApp(app, extraEnv)
     await waitForHealth(`http://127.0.0.1:${port}/healthz`, child)
     return child
   }
-  for (const app of opts.apps) await start(app)
+  // Side by side: each app's start-up is mostly its own module loading, and the quick run's budget is minutes.
+  const started = await Promise.allSettled(opts.apps.map((app) => start(app)))
+  const failed = started.find((r) => r.status === 'rejected')
+  if (failed) {
+    await stopAll()
+    throw failed.reason
+  }
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     databaseUrl: db.url,
@@ -172,13 +185,7 @@ export async function startApps(label: string, opts: { apps: AppName[]; env?: Re
       if (!p?.child.pid) throw new Error(`${app} is not running`)
       return p.child.pid
     },
-    async stop() {
-      await Promise.all(procs.map(({ child }) => stopChild(child)))
-      await Promise.all(Object.values(watched).map((q) => q.close()))
-      redis.disconnect()
-      rmSync(dir, { recursive: true, force: true })
-      await db.drop().catch((e) => console.error(`could not drop ${label} database: ${e.message}`))
-    },
+    stop: stopAll,
   }
 }
 
@@ -287,6 +294,21 @@ export function mainThreadCpuMs(pid: number): number {
 function statCpuMs(statFile: string): number {
   const fields = readFileSync(statFile, 'utf8').split(') ')[1]!.split(' ')
   return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+/**
+ * The share of the host's CPU time that was busy (not idle, not waiting for I/O) since `hostCpuTicks()` gave
+ * `before`: 1 when every core was busy the whole time. From the first line of /proc/stat.
+ */
+export function hostCpuBusySince(before: { idle: number; total: number }): number {
+  const now = hostCpuTicks()
+  const total = now.total - before.total
+  return total > 0 ? 1 - (now.idle - before.idle) / total : 0
+}
+
+export function hostCpuTicks(): { idle: number; total: number } {
+  const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
+  return { idle: ticks[3]! + ticks[4]!, total: ticks.reduce((a, b) => a + b, 0) }
 }
 
 /** CPU time used so far by a process and every live process below it (a worker's parse processes), in ms. */
