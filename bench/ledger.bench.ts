@@ -27,8 +27,8 @@ import {
 } from './lib/kit.ts'
 
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16)
-const seconds = QUICK ? 1 : 5
-const rounds = QUICK ? 1 : 5
+const seconds = QUICK ? 1 : 4
+const rounds = QUICK ? 1 : 4
 const database = await freshDatabase('ledger')
 const databaseName = new URL(database.url).pathname.slice(1)
 const db = createPrisma(database.url, { poolMax: concurrency })

@@ -26,7 +26,7 @@ import {
 import { runJobs } from './lib/submit-jobs.ts'
 
 const ROUNDS = 3
-const FILES = QUICK ? 2 : 16
+const FILES = QUICK ? 2 : 12
 const WORKER_ENV = { QUIRE_PARSE_PROCESSES: '1', QUIRE_OCR_WORKERS: '1', QUIRE_PARSE_WARM_START: 'ocr' }
 
 const apps = await startApps('scale', { apps: ['api', 'webhook-dispatcher'] })
