@@ -760,6 +760,20 @@ describe('liveness and readiness', () => {
 })
 
 describe('a client that leaves mid-request', () => {
+  /** The API's JSON log lines written after `before` characters of its output. */
+  const apiLogLinesSince = (before: number) =>
+    stack.logs.api
+      .join('')
+      .slice(before)
+      .split('\n')
+      .flatMap((l) => {
+        try {
+          return [JSON.parse(l) as { level: number; msg: string }]
+        } catch {
+          return [] // not a log line, or one still arriving
+        }
+      })
+
   // Reliability item 10: an aborted JSON submission was logged at error level with a stack.
   it('an aborted JSON body is an info-level line, never an error', async () => {
     const before = stack.logs.api.join('').length
@@ -777,18 +791,7 @@ describe('a client that leaves mid-request', () => {
       timeoutMs: 2000,
     }).catch(() => {})
     const lines = await pollUntil(
-      async () =>
-        stack.logs.api
-          .join('')
-          .slice(before)
-          .split('\n')
-          .flatMap((l) => {
-            try {
-              return [JSON.parse(l) as { level: number; msg: string }]
-            } catch {
-              return [] // not a log line, or one still arriving
-            }
-          }),
+      async () => apiLogLinesSince(before),
       (ls) => ls.some((l) => l.msg === 'client aborted the request'),
       10_000,
     )
@@ -817,12 +820,7 @@ describe('a client that leaves mid-request', () => {
       }).catch(() => {})
     }
     const aborted = await pollUntil(
-      async () =>
-        stack.logs.api
-          .join('')
-          .slice(before)
-          .split('\n')
-          .filter((l) => l.includes('"msg":"client aborted the request"')).length,
+      async () => apiLogLinesSince(before).filter((l) => l.msg === 'client aborted the request').length,
       (n) => n >= abandoned,
       10_000,
     )
