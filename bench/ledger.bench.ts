@@ -1,6 +1,9 @@
-// Credit reservations per second on ONE hot workspace under contention: the ledger's reserve (one conditional
-// statement: balance + spending cap, hold row, double-entry row) against a bare
+// Credit reservations per second on ONE hot workspace under contention: the ledger's reservation (balance + spending
+// cap checked by a conditional UPDATE, hold row, double-entry row) against a bare
 // `UPDATE ... SET available = available - x WHERE available >= x` loop, same pool, same concurrency, same run.
+// The headline row is the ledger's reservation for callers that reserve on their own, CreditReserver: concurrent
+// reservations of one workspace go as one statement and one commit (group commit). Beside it, reserveCredits one call
+// per reservation (the statement a submission's `submit_job` makes inside its own call), against the same bare UPDATE.
 // Knobs: BENCH_CONCURRENCY (16); rounds and seconds per variant follow --quick. Interleaved rounds, medians.
 // Target: the ledger's reservation ≥ 0.8× the bare UPDATE. Both sides send their statements as production sends a
 // reservation (`submit_job` through directQuery): node-postgres on the client's pool, prepared per connection, no
@@ -14,7 +17,7 @@
 // One hot workspace's operations queue on its row, so the host can sit partly idle while they wait their turn.
 import { createPrisma, directSql, directTransaction, type RawSql } from '@quire/db'
 import { newId } from '@quire/domain'
-import { grantCredits, reconcileLedger, reserveCredits } from '@quire/ledger'
+import { CreditReserver, grantCredits, reconcileLedger, reserveCredits } from '@quire/ledger'
 import {
   freshDatabase,
   hostCpuBusySince,
@@ -70,6 +73,7 @@ async function measure(op: () => Promise<boolean>): Promise<Measured> {
 }
 
 const bareWs = await hotWorkspace('bench-bare')
+const groupedWs = await hotWorkspace('bench-ledger-grouped')
 const ledgerWs = await hotWorkspace('bench-ledger')
 const txWs = await hotWorkspace('bench-ledger-tx')
 const jobFirstWs = await hotWorkspace('bench-create-job-reserve-first')
@@ -96,8 +100,12 @@ const refBareTxWs = await hotWorkspace('bench-reference-bare-tx')
 const refFirstWs = await hotWorkspace('bench-reference-bare-first')
 const refLastWs = await hotWorkspace('bench-reference-bare-last')
 
+const reserver = new CreditReserver(sql)
+
 const variants: Record<string, () => Promise<boolean>> = {
   'bare UPDATE ... WHERE available >= x': () => bareUpdate(sql, bareWs),
+  'ledger reservations grouped per workspace (CreditReserver, autocommit)': async () =>
+    (await reserver.reserve({ workspaceId: groupedWs, jobId: newId('job'), amount: 1 })).ok,
   'ledger reserveCredits (autocommit)': async () =>
     (await reserveCredits(sql, { workspaceId: ledgerWs, jobId: newId('job'), amount: 1 })).ok,
   'ledger reserveCredits in a transaction (as createJob)': async () =>
@@ -151,6 +159,7 @@ for (let r = 0; r < rounds; r++) {
 // and in each transaction shape with the bare UPDATE where the reservation was (BEGIN, COMMIT and the job's rows cost
 // both sides the same, so only the reservation's own cost is in the ratio).
 const baselineOf: Record<string, string> = {
+  'ledger reservations grouped per workspace (CreditReserver, autocommit)': 'bare UPDATE ... WHERE available >= x',
   'ledger reserveCredits (autocommit)': 'bare UPDATE ... WHERE available >= x',
   'ledger reserveCredits in a transaction (as createJob)': 'reference: bare UPDATE in a transaction',
   'createJob-like transaction, reserve first': 'reference: bare UPDATE first in a createJob-like transaction',
@@ -180,6 +189,9 @@ const alongside = (name: string) => {
   return `host CPU ${(busy * 100).toFixed(0)}% busy, PostgreSQL ${postgresMs.toFixed(3)} ms CPU per operation`
 }
 console.log(`  alongside, the bare UPDATE: ${alongside('bare UPDATE ... WHERE available >= x')}`)
+console.log(
+  `  alongside, CreditReserver: ${alongside('ledger reservations grouped per workspace (CreditReserver, autocommit)')}`,
+)
 console.log(`  alongside, reserveCredits (autocommit): ${alongside('ledger reserveCredits (autocommit)')}`)
 for (const [name, list] of Object.entries(runs)) {
   if (!name.startsWith('reference')) continue
@@ -191,7 +203,7 @@ for (const [name, list] of Object.entries(runs)) {
 let drift = 0
 let anomalies = 0
 let holds = 0
-for (const ws of [ledgerWs, txWs, jobFirstWs, jobLastWs]) {
+for (const ws of [groupedWs, ledgerWs, txWs, jobFirstWs, jobLastWs]) {
   const report = await reconcileLedger(db, { workspaceId: ws })
   drift += report.driftCredits
   anomalies += report.holdAnomalies.length

@@ -20,6 +20,7 @@ import {
   postgresCpuSince,
   QUICK,
   record,
+  settleDatabase,
   startApps,
 } from './lib/kit.ts'
 
@@ -50,6 +51,7 @@ try {
   // every side still gained 20-40% over the next 10 s of load (most of all the API, the most code to optimise), and
   // the rounds measured the compiler's background threads.
   for (const side of Object.values(sides)) await load({ ...side, body, connections: 8, seconds: QUICK ? 1 : 12 })
+  await settleDatabase(apps.databaseUrl)
 
   const results: Record<string, { rps: number[]; p99: number[] }> = {}
   // Where the time goes: CPU per request of each side's app process (its event loop and its other threads apart) and

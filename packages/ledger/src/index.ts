@@ -8,6 +8,7 @@ export {
   ENTRY_ACCOUNTS,
 } from './ledger.ts'
 export type { ReserveResult, Balance, LedgerEntryKind, LedgerAccount } from './ledger.ts'
+export { CreditReserver } from './credit-reserver.ts'
 export { listLedgerEntries } from './ledger-entries.ts'
 export type { LedgerEntryView } from './ledger-entries.ts'
 export { expireOrphanedHolds } from './hold-expiry.ts'

@@ -36,7 +36,7 @@ export type Balance = { available: number; reserved: number; spent: number; spen
 /** Largest amount a PostgreSQL `integer` column holds; balances are `integer`, so no amount may exceed it. */
 const MAX_AMOUNT = 2_147_483_647
 
-function assertAmount(amount: number, what = 'amount') {
+export function assertAmount(amount: number, what = 'amount') {
   if (!Number.isSafeInteger(amount) || amount < 0 || amount > MAX_AMOUNT) {
     throw new RangeError(`ledger ${what} must be an integer in 0..${MAX_AMOUNT}: ${amount}`)
   }

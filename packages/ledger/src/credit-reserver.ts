@@ -1,0 +1,100 @@
+import type { RawSql } from '@quire/db'
+import { holdIdFor, newId } from '@quire/domain'
+import { assertAmount, explainReservationRefusal, type ReserveResult, reserveCredits } from './ledger.ts'
+
+type Reservation = { workspaceId: string; jobId: string; amount: number }
+type Waiting = Reservation & { resolve(result: ReserveResult): void; reject(error: unknown): void }
+
+/** Most reservations one call carries: a batch holds its workspace's row for all of them. */
+const DEFAULT_MAX_BATCH = 64
+
+/**
+ * Reservations of callers that reserve on their own (autocommit, not inside a transaction of theirs), grouped per
+ * workspace: the first reservation of a workspace goes at once; those that arrive while it is under way wait for it
+ * and then go together as one call of `ledger_reserve_credits_batch` (migration `*_ledger_reserve_credits_batch`),
+ * one transaction and one commit for all of them, and so on while more arrive. This is group commit, as a
+ * TigerBeetle client batches the transfers its callers send at once: a hot workspace's reservations run one at a
+ * time on its row, so each turn on the row (the UPDATE, the commit and its WAL flush) now serves a batch instead of
+ * one job. A reservation alone on its workspace waits for nothing.
+ *
+ * Each job is still decided on its own, exactly as reserveCredits decides it: the balance and the spending cap
+ * checked by its own conditional UPDATE after the jobs ahead of it, a refusal explained, a job reserved twice held
+ * once. A caller's promise settles only after its batch committed (or failed). A batch that fails as a whole (a
+ * connection lost, a statement timeout) rolls back entirely and its jobs are reserved again one call each, so no
+ * job's error becomes another's.
+ *
+ * `sql` must be autocommit (a client or pool, e.g. `directSql(db)`): in a caller's transaction use reserveCredits.
+ */
+export class CreditReserver {
+  private readonly waiting = new Map<string, Waiting[]>()
+  private readonly maxBatch: number
+
+  constructor(
+    private readonly sql: RawSql,
+    opts: { maxBatch?: number } = {},
+  ) {
+    this.maxBatch = opts.maxBatch ?? DEFAULT_MAX_BATCH
+  }
+
+  /** Places a hold of `amount` credits for a job; the same answers as reserveCredits. */
+  reserve(reservation: Reservation): Promise<ReserveResult> {
+    assertAmount(reservation.amount)
+    return new Promise((resolve, reject) => {
+      const queue = this.waiting.get(reservation.workspaceId)
+      const entry = { ...reservation, resolve, reject }
+      if (queue) {
+        queue.push(entry) // the workspace has a batch under way: this goes with the next one
+        return
+      }
+      this.waiting.set(reservation.workspaceId, [entry])
+      void this.drain(reservation.workspaceId)
+    })
+  }
+
+  /** Sends the workspace's waiting reservations, a batch at a time, until none are left. Never rejects. */
+  private async drain(workspaceId: string): Promise<void> {
+    const queue = this.waiting.get(workspaceId)!
+    while (queue.length > 0) await this.send(workspaceId, queue.splice(0, this.maxBatch))
+    this.waiting.delete(workspaceId)
+  }
+
+  private async send(workspaceId: string, batch: Waiting[]): Promise<void> {
+    let held: boolean[]
+    try {
+      held = await this.call(workspaceId, batch)
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0]!.reject(error)
+        return
+      }
+      // Nothing of the batch remains: each job goes again alone, so a job's own error stays its own.
+      await Promise.all(batch.map((r) => reserveCredits(this.sql, r).then(r.resolve, r.reject)))
+      return
+    }
+    for (const [i, r] of batch.entries()) {
+      if (held[i] === true) r.resolve({ ok: true, holdId: holdIdFor(r.jobId) })
+      // The explanation is a read after the commit: it need not hold up the next batch.
+      else explainReservationRefusal(this.sql, r).then(r.resolve, r.reject)
+    }
+  }
+
+  private async call(workspaceId: string, batch: Waiting[]): Promise<boolean[]> {
+    if (batch.length === 1) {
+      // One job: the single-job function, whose plan the session already keeps for reserveCredits.
+      const [r] = batch as [Waiting]
+      const rows = await this.sql.$queryRaw<{ held: boolean }[]>`
+        SELECT ledger_reserve_credits(${workspaceId}, ${r.jobId}, ${holdIdFor(r.jobId)}, ${r.amount}::int,
+                                      NULL::timestamptz, ${newId('led')}) AS held`
+      return [rows[0]?.held === true]
+    }
+    const rows = await this.sql.$queryRaw<{ held: boolean[] }[]>`
+      SELECT ledger_reserve_credits_batch(${workspaceId}, ${batch.map((r) => r.jobId)}::text[],
+                                          ${batch.map((r) => holdIdFor(r.jobId))}::text[],
+                                          ${batch.map((r) => r.amount)}::int[],
+                                          ${batch.map(() => newId('led'))}::text[]) AS held`
+    const held = rows[0]?.held
+    if (!Array.isArray(held) || held.length !== batch.length)
+      throw new Error('ledger_reserve_credits_batch: bad answer')
+    return held
+  }
+}
