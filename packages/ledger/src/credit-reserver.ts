@@ -2,7 +2,7 @@ import type { RawSql } from '@quire/db'
 import { holdIdFor, newId } from '@quire/domain'
 import { assertAmount, explainReservationRefusal, type ReserveResult, reserveCredits } from './ledger.ts'
 
-type Reservation = { workspaceId: string; jobId: string; amount: number }
+type Reservation = { workspaceId: string; jobId: string; amount: number; now?: Date }
 type Waiting = Reservation & { resolve(result: ReserveResult): void; reject(error: unknown): void }
 
 /** Most reservations one call carries: a batch holds its workspace's row for all of them. */
@@ -36,32 +36,36 @@ export class CreditReserver {
     this.maxBatch = opts.maxBatch ?? DEFAULT_MAX_BATCH
   }
 
-  /** Places a hold of `amount` credits for a job; the same answers as reserveCredits. */
+  /**
+   * Places a hold of `amount` credits for a job; the same answers as reserveCredits. `now` (tests only) picks the
+   * month for the spending cap; reservations with different ones go in different batches.
+   */
   reserve(reservation: Reservation): Promise<ReserveResult> {
     assertAmount(reservation.amount)
+    const group = `${reservation.workspaceId}\n${reservation.now?.toISOString() ?? ''}`
     return new Promise((resolve, reject) => {
-      const queue = this.waiting.get(reservation.workspaceId)
+      const queue = this.waiting.get(group)
       const entry = { ...reservation, resolve, reject }
       if (queue) {
         queue.push(entry) // the workspace has a batch under way: this goes with the next one
         return
       }
-      this.waiting.set(reservation.workspaceId, [entry])
-      void this.drain(reservation.workspaceId)
+      this.waiting.set(group, [entry])
+      void this.drain(group)
     })
   }
 
-  /** Sends the workspace's waiting reservations, a batch at a time, until none are left. Never rejects. */
-  private async drain(workspaceId: string): Promise<void> {
-    const queue = this.waiting.get(workspaceId)!
-    while (queue.length > 0) await this.send(workspaceId, queue.splice(0, this.maxBatch))
-    this.waiting.delete(workspaceId)
+  /** Sends a group's waiting reservations, a batch at a time, until none are left. Never rejects. */
+  private async drain(group: string): Promise<void> {
+    const queue = this.waiting.get(group)!
+    while (queue.length > 0) await this.send(queue.splice(0, this.maxBatch))
+    this.waiting.delete(group)
   }
 
-  private async send(workspaceId: string, batch: Waiting[]): Promise<void> {
+  private async send(batch: Waiting[]): Promise<void> {
     let held: boolean[]
     try {
-      held = await this.call(workspaceId, batch)
+      held = await this.call(batch)
     } catch (error) {
       if (batch.length === 1) {
         batch[0]!.reject(error)
@@ -78,20 +82,23 @@ export class CreditReserver {
     }
   }
 
-  private async call(workspaceId: string, batch: Waiting[]): Promise<boolean[]> {
+  /** One call for the batch (all of one workspace and one `now`): whether each job is held, in the batch's order. */
+  private async call(batch: Waiting[]): Promise<boolean[]> {
+    const { workspaceId, now } = batch[0]!
+    const at = now?.toISOString() ?? null
     if (batch.length === 1) {
       // One job: the single-job function, whose plan the session already keeps for reserveCredits.
       const [r] = batch as [Waiting]
       const rows = await this.sql.$queryRaw<{ held: boolean }[]>`
         SELECT ledger_reserve_credits(${workspaceId}, ${r.jobId}, ${holdIdFor(r.jobId)}, ${r.amount}::int,
-                                      NULL::timestamptz, ${newId('led')}) AS held`
+                                      ${at}::timestamptz, ${newId('led')}) AS held`
       return [rows[0]?.held === true]
     }
     const rows = await this.sql.$queryRaw<{ held: boolean[] }[]>`
       SELECT ledger_reserve_credits_batch(${workspaceId}, ${batch.map((r) => r.jobId)}::text[],
                                           ${batch.map((r) => holdIdFor(r.jobId))}::text[],
                                           ${batch.map((r) => r.amount)}::int[],
-                                          ${batch.map(() => newId('led'))}::text[]) AS held`
+                                          ${batch.map(() => newId('led'))}::text[], ${at}::timestamptz) AS held`
     const held = rows[0]?.held
     if (!Array.isArray(held) || held.length !== batch.length)
       throw new Error('ledger_reserve_credits_batch: bad answer')

@@ -1,10 +1,12 @@
-// Property-based: random sequences of grant / reserve / settle / void / expire / crash-and-retry / races, run against
+// Property-based: random sequences of grant / reserve / grouped reserve (CreditReserver) / settle / void / expire /
+// crash-and-retry / races, run against
 // real PostgreSQL next to a plain in-memory model; after every step the database must agree with the model and with
 // the ledger's invariants. QUIRE_LEDGER_PBT_RUNS sets the number of sequences (default 30).
-import { createPrisma, type Db } from '@quire/db'
+import { createPrisma, type Db, directSql } from '@quire/db'
 import { newId } from '@quire/domain'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CreditReserver } from './credit-reserver.ts'
 import { expireOrphanedHolds } from './hold-expiry.ts'
 import { ENTRY_ACCOUNTS, getBalance, grantCredits, reserveCredits, settleCredits, voidCredits } from './ledger.ts'
 import { reconcileLedger } from './reconcile.ts'
@@ -36,6 +38,7 @@ type Op =
   | { t: 'grant'; amount: number }
   | { t: 'reserve'; amount: number; crash: boolean }
   | { t: 'race_reserve'; n: number; amount: number }
+  | { t: 'grouped_reserve'; amounts: number[]; repeatFirst: boolean }
   | { t: 'settle'; pick: number; used: number; mode: 'once' | 'crash_then_retry' | 'retry_after_commit' }
   | { t: 'race_settle'; pick: number; used: [number, number] }
   | { t: 'race_settle_void'; pick: number; used: number }
@@ -54,6 +57,14 @@ const OP: fc.Arbitrary<Op> = fc.oneof(
       t: fc.constant('race_reserve' as const),
       n: fc.integer({ min: 2, max: 8 }),
       amount: fc.integer({ min: 1, max: 15 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      t: fc.constant('grouped_reserve' as const),
+      amounts: fc.array(amount, { minLength: 1, maxLength: 10 }),
+      repeatFirst: fc.boolean(),
     }),
   },
   {
@@ -116,24 +127,24 @@ function modelResolve(m: Model, h: HoldModel, to: 'posted' | 'voided' | 'expired
   m.available += h.amount - posted
 }
 
+const jobRow = (workspaceId: string, id: string, amount: number) => ({
+  id,
+  workspaceId,
+  pipelineId: 'parse',
+  pipelineVersion: 1,
+  definition: {},
+  status: 'queued' as const,
+  pageCount: 1,
+  creditsReserved: amount,
+})
+
 /** The same transaction shape as core's createJob: the hold and the job row commit together or not at all. */
 async function reserveJob(ws: string, amount: number, month: number, crash = false) {
   const jobId = newId('job')
   const result = await db.$transaction(async (tx) => {
     const r = await reserveCredits(tx, { workspaceId: ws, jobId, amount, now: monthDate(month) })
     if (!r.ok) return r
-    await tx.job.create({
-      data: {
-        id: jobId,
-        workspaceId: ws,
-        pipelineId: 'parse',
-        pipelineVersion: 1,
-        definition: {},
-        status: 'queued',
-        pageCount: 1,
-        creditsReserved: amount,
-      },
-    })
+    await tx.job.create({ data: jobRow(ws, jobId, amount) })
     if (crash) throw new Crash()
     return r
   })
@@ -172,6 +183,34 @@ async function apply(ws: string, m: Model, op: Op) {
       const won = results.filter((r) => r.result.ok)
       expect(won.length).toBe(Math.min(op.n, room))
       for (const r of won) modelApplyHold(m, r.jobId, op.amount)
+      return
+    }
+    case 'grouped_reserve': {
+      // Reservations sent at once through one reserver: the first goes alone, the rest as one batch behind it, each
+      // decided in call order exactly as the model decides it one after the other. The first job may be sent again
+      // at the end (same job, same amount): it gets the hold it already has or the refusal it already had.
+      const reserver = new CreditReserver(directSql(db))
+      const calls = op.amounts.map((amount) => ({ jobId: newId('job'), amount }))
+      // Each job exists before its reservation (the hold-expiry sweeper takes a hold without a job for an orphan).
+      await db.job.createMany({ data: calls.map((c) => jobRow(ws, c.jobId, c.amount)) })
+      if (op.repeatFirst) calls.push(calls[0]!)
+      const results = await Promise.all(
+        calls.map((c) => reserver.reserve({ workspaceId: ws, ...c, now: monthDate(m.month) })),
+      )
+      const decided = new Map<string, string>()
+      for (const [i, c] of calls.entries()) {
+        const got = results[i]!.ok ? 'ok' : (results[i] as { reason: string }).reason
+        const known = decided.get(c.jobId)
+        if (known !== undefined) {
+          // The repeat: held if the first was held; refused if the first was (by the balance now, or as it was).
+          expect(known === 'ok' ? got === 'ok' : got !== 'ok').toBe(true)
+          continue
+        }
+        const expected = modelReserve(m, c.amount)
+        expect(got).toBe(expected)
+        decided.set(c.jobId, got)
+        if (got === 'ok') modelApplyHold(m, c.jobId, c.amount)
+      }
       return
     }
     case 'settle': {

@@ -78,9 +78,9 @@ export async function reserveCredits(
  */
 export function explainReservationRefusal(
   sql: RawSql,
-  opts: { workspaceId: string; jobId: string; amount: number },
+  opts: { workspaceId: string; jobId: string; amount: number; now?: Date },
 ): Promise<ReserveResult> {
-  return explainRefusal(sql, { ...opts, holdId: holdIdFor(opts.jobId), now: null })
+  return explainRefusal(sql, { ...opts, holdId: holdIdFor(opts.jobId), now: opts.now?.toISOString() ?? null })
 }
 
 /**

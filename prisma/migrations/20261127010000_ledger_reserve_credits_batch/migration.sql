@@ -15,17 +15,19 @@
 -- after the workspace's queue, one conditional UPDATE per job checks the balance and the spending cap of the current
 -- UTC month against what the jobs before it left; a refused job's two rows are deleted again. The answer is one
 -- boolean per job, in the order given. Nothing of a batch is visible before its commit, and an error rolls all of it
--- back (the caller then reserves each job alone).
+-- back (the caller then reserves each job alone). `p_now` (tests only) picks the month for the spending cap, as in
+-- ledger_reserve_credits; NULL: PostgreSQL's clock.
 CREATE FUNCTION ledger_reserve_credits_batch(
   p_workspace_id text,
   p_job_ids text[],
   p_hold_ids text[],
   p_amounts integer[],
-  p_entry_ids text[]
+  p_entry_ids text[],
+  p_now timestamptz
 ) RETURNS boolean[]
 LANGUAGE plpgsql AS $$
 DECLARE
-  v_period date := date_trunc('month', now() AT TIME ZONE 'UTC')::date;
+  v_period date := date_trunc('month', COALESCE(p_now, now()) AT TIME ZONE 'UTC')::date;
   v_at timestamp(3) := clock_timestamp() AT TIME ZONE 'UTC';
   v_count integer := COALESCE(array_length(p_job_ids, 1), 0);
   v_held boolean[] := array_fill(false, ARRAY[v_count]);
