@@ -63,16 +63,15 @@ export class CreditReserver {
   }
 
   private async send(batch: Waiting[]): Promise<void> {
+    const alone = (r: Waiting) => reserveCredits(this.sql, r).then(r.resolve, r.reject)
+    // One job: reserveCredits itself, the single-job function whose plan the session already keeps.
+    if (batch.length === 1) return alone(batch[0]!)
     let held: boolean[]
     try {
-      held = await this.call(batch)
-    } catch (error) {
-      if (batch.length === 1) {
-        batch[0]!.reject(error)
-        return
-      }
+      held = await this.callBatch(batch)
+    } catch {
       // Nothing of the batch remains: each job goes again alone, so a job's own error stays its own.
-      await Promise.all(batch.map((r) => reserveCredits(this.sql, r).then(r.resolve, r.reject)))
+      await Promise.all(batch.map(alone))
       return
     }
     for (const [i, r] of batch.entries()) {
@@ -83,22 +82,14 @@ export class CreditReserver {
   }
 
   /** One call for the batch (all of one workspace and one `now`): whether each job is held, in the batch's order. */
-  private async call(batch: Waiting[]): Promise<boolean[]> {
+  private async callBatch(batch: Waiting[]): Promise<boolean[]> {
     const { workspaceId, now } = batch[0]!
-    const at = now?.toISOString() ?? null
-    if (batch.length === 1) {
-      // One job: the single-job function, whose plan the session already keeps for reserveCredits.
-      const [r] = batch as [Waiting]
-      const rows = await this.sql.$queryRaw<{ held: boolean }[]>`
-        SELECT ledger_reserve_credits(${workspaceId}, ${r.jobId}, ${holdIdFor(r.jobId)}, ${r.amount}::int,
-                                      ${at}::timestamptz, ${newId('led')}) AS held`
-      return [rows[0]?.held === true]
-    }
     const rows = await this.sql.$queryRaw<{ held: boolean[] }[]>`
       SELECT ledger_reserve_credits_batch(${workspaceId}, ${batch.map((r) => r.jobId)}::text[],
                                           ${batch.map((r) => holdIdFor(r.jobId))}::text[],
                                           ${batch.map((r) => r.amount)}::int[],
-                                          ${batch.map(() => newId('led'))}::text[], ${at}::timestamptz) AS held`
+                                          ${batch.map(() => newId('led'))}::text[],
+                                          ${now?.toISOString() ?? null}::timestamptz) AS held`
     const held = rows[0]?.held
     if (!Array.isArray(held) || held.length !== batch.length)
       throw new Error('ledger_reserve_credits_batch: bad answer')
