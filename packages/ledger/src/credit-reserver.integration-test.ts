@@ -105,7 +105,8 @@ describe('CreditReserver (group commit of reservations) on real PostgreSQL', () 
     const missing = Array.from({ length: 3 }, () =>
       reserver.reserve({ workspaceId: ghost, jobId: newId('job'), amount: 1 }),
     )
-    for (const m of missing) await expect(m).rejects.toThrow(/not found/)
+    // Every expectation attached at once: a rejection that came before its handler would be an unhandled one.
+    await Promise.all(missing.map((m) => expect(m).rejects.toThrow(/not found/)))
     expect(await reconcileLedger(db, { workspaceId: ws })).toMatchObject({ driftCredits: 0, holdAnomalies: [] })
   })
 

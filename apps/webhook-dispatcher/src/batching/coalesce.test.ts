@@ -51,7 +51,7 @@ describe('coalesce', () => {
       { maxBatch: 10 },
     )
     const failed = [flaky(1), flaky(2)]
-    for (const p of failed) await expect(p).rejects.toThrow('database unreachable')
+    await Promise.all(failed.map((p) => expect(p).rejects.toThrow('database unreachable')))
     expect(await flaky(3)).toBe(3)
   })
 
