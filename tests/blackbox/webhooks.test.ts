@@ -83,7 +83,7 @@ describe('creating webhooks', () => {
     expect(list.body.page).toEqual({ page: 1, page_size: 10, total: 1 })
   })
 
-  it('rejects non-https, private/loopback/link-local, reserved X-Service- headers and unknown events with 422', async () => {
+  it("rejects non-https, private/loopback/link-local, reserved X-Service- headers (static or the credential's) and unknown events with 422", async () => {
     for (const form of ['A', 'B'] as const) {
       const { key } = await newWorkspace(strict.baseUrl, form)
       const base = form === 'A' ? { auth_type: 'NONE' } : {}
@@ -107,6 +107,15 @@ describe('creating webhooks', () => {
       const hdr = await make({ headers: { 'X-Service-Signature': 'forged' } })
       expect(hdr.status).toBe(422)
       expect(hdr.body.error).toBe('RESERVED_HEADER')
+      // The receiver credential's header is a header too: in the reserved namespace it would be overwritten by the
+      // service's own (X-Service-Signature) and the credential silently lost.
+      const credential =
+        form === 'A'
+          ? { auth_type: 'API_KEY', auth: { api_key: 'v', header_name: 'X-Service-Signature' } }
+          : { auth: 'apikey', apikey: { location: 'header', name: 'x-service-signature', key: 'v' } }
+      const reservedCredential = await make(credential)
+      expect(reservedCredential.status).toBe(422)
+      expect(reservedCredential.body.error).toBe('RESERVED_HEADER')
       const ev = await make({ events: ['no.such.event'] })
       expect(ev.status).toBe(422)
       expect(ev.body.error).toBe('INVALID_EVENT')

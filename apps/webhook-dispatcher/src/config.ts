@@ -6,7 +6,9 @@ import { z } from 'zod'
 
 const Env = SharedEnv.extend({
   ...SecretsEnv.shape,
-  QUIRE_PUBLIC_URL: z.string().default('http://127.0.0.1:3000'),
+  QUIRE_PUBLIC_URL: z.string().optional(),
+  /** The API's port, for the default public URL: `npm start` runs both apps with one environment. */
+  QUIRE_API_PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   QUIRE_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
   QUIRE_WEBHOOK_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   QUIRE_WEBHOOK_A_RETRY_BASE_MS: z.coerce.number().int().min(0).default(4_000),
@@ -19,8 +21,9 @@ const Env = SharedEnv.extend({
   QUIRE_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).default(20),
 })
 
-function load() {
-  const env = Env.parse(process.env)
+/** The dispatcher's configuration from an environment (process.env when run). */
+export function loadDispatcherConfig(source: NodeJS.ProcessEnv = process.env) {
+  const env = Env.parse(source)
   if (env.NODE_ENV === 'production' && env.QUIRE_ALLOW_PRIVATE_WEBHOOK_URLS) {
     throw new Error('QUIRE_ALLOW_PRIVATE_WEBHOOK_URLS is refused in production')
   }
@@ -30,7 +33,7 @@ function load() {
   if (!schedule) throw new Error('QUIRE_WEBHOOK_B_RETRY_SCHEDULE_MS must be comma-separated milliseconds')
   return {
     ...sharedConfig(env),
-    publicUrl: env.QUIRE_PUBLIC_URL.replace(/\/+$/, ''),
+    publicUrl: (env.QUIRE_PUBLIC_URL ?? `http://127.0.0.1:${env.QUIRE_API_PORT}`).replace(/\/+$/, ''),
     timeoutMs: env.QUIRE_WEBHOOK_TIMEOUT_MS,
     connectTimeoutMs: env.QUIRE_WEBHOOK_CONNECT_TIMEOUT_MS,
     retry: {
@@ -51,5 +54,5 @@ function load() {
   }
 }
 
-export type DispatcherConfig = ReturnType<typeof load>
-export const config: DispatcherConfig = load()
+export type DispatcherConfig = ReturnType<typeof loadDispatcherConfig>
+export const config: DispatcherConfig = loadDispatcherConfig()

@@ -1,4 +1,4 @@
-import type { JobStatus } from '@quire/domain'
+import { type JobStatus, STAGES } from '@quire/domain'
 import type { Prisma } from '@quire/db'
 
 /** The form-neutral read model of a job. Form A and Form B presenters shape it for the wire. */
@@ -103,7 +103,7 @@ export function toJobView(row: JobRow): JobView {
       data: (d.data as JobView['documents'][number]['data']) ?? null,
       error: d.status === 'failed' ? { code: d.errorCode ?? 'failed', message: d.errorMessage ?? '' } : null,
     })),
-    stages: row.stageRuns.map((r) => ({
+    stages: inPipelineOrder(row.stageRuns).map((r) => ({
       stage: r.stage,
       status: r.status,
       startedAt: r.startedAt,
@@ -115,4 +115,15 @@ export function toJobView(row: JobRow): JobView {
       error: r.error,
     })),
   }
+}
+
+const STAGE_POSITION = new Map<string, number>(STAGES.map((s, i) => [s, i]))
+
+/**
+ * Stage runs in pipeline order (DESIGN: "Stages, in order: source, initialization, ..."), not in the order they
+ * started: stages a worker chains start within the same millisecond, so their start times do not order them.
+ */
+function inPipelineOrder<R extends { stage: string; startedAt: Date }>(runs: readonly R[]): R[] {
+  const position = (r: R) => STAGE_POSITION.get(r.stage) ?? STAGES.length
+  return [...runs].sort((a, b) => position(a) - position(b) || a.startedAt.getTime() - b.startedAt.getTime())
 }

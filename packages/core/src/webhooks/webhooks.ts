@@ -5,6 +5,7 @@ import { SEALED_PREFIX, type SecretBox } from '@quire/secrets'
 import {
   assertNoReservedHeaders,
   assertWebhookUrl,
+  buildAuthHeaders,
   openWebhookAuth,
   receiverAccepted,
   sealWebhookAuth,
@@ -69,7 +70,9 @@ export async function createWebhook(
   const checked = await assertWebhookUrl(opts.url, opts.urlPolicy)
   if (!checked.ok) throw new DomainError('INVALID_WEBHOOK_URL', `webhook url rejected: ${checked.reason}`)
   const headers = opts.headers ?? {}
-  const reserved = assertNoReservedHeaders(headers)
+  // The receiver credential's header obeys the static headers' rule (spec: `X-Service-` names are reserved): a key
+  // sent as X-Service-Signature would be overwritten by the signature, the credential silently lost.
+  const reserved = assertNoReservedHeaders({ ...headers, ...buildAuthHeaders(opts.auth) })
   if (!reserved.ok) throw new DomainError('RESERVED_HEADER', reserved.reason)
   const exists = await opts.db.webhook.findUnique({
     where: { workspaceId_name: { workspaceId: opts.workspaceId, name: opts.name } },
