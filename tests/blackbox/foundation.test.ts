@@ -117,7 +117,9 @@ describe('Form A, end to end', () => {
     })
     expect(body.id).toBe(header(delivery.headers, 'X-Service-Delivery-Id'))
     expect(Number.isInteger(body.timestamp)).toBe(true)
-    expect(body.data.job).toMatchObject({ job_id: jobId })
+    // spec: destination.exited "is the clean job-complete signal"; its snapshot shows the finished job.
+    expect(body.data.job).toMatchObject({ job_id: jobId, status: 'completed' })
+    expect(body.data.job.completed_at).toEqual(expect.any(String))
   }, 120_000)
 })
 

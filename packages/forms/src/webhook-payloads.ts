@@ -1,4 +1,5 @@
 import type { JobView } from '@quire/core'
+import { isFinalStatus, STAGES } from '@quire/domain'
 import { presentFormAJob } from './form-a.presenter.ts'
 import { presentFormBJob } from './form-b.presenter.ts'
 import type { StoredEvent } from './webhook-events.ts'
@@ -34,11 +35,7 @@ export function buildFormAPayload(opts: {
       exited && job
         ? {
             job: {
-              ...presentFormAJob({
-                ...job,
-                status: snapshot.status ?? job.status,
-                stageNow: snapshot.stage_now ?? job.stageNow,
-              }),
+              ...presentFormAJob(snapshotOf(job, event.stage, snapshot)),
               job_id: job.id,
               execution_mode: job.executionMode,
               priority: job.priority,
@@ -47,6 +44,31 @@ export function buildFormAPayload(opts: {
         : {},
   }
   return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined))
+}
+
+/**
+ * The job as it stood when a stage exited, for `data.job`: the status (and stage) the event recorded, and nothing the
+ * job did after it (a fan-out may run once the job has finished): no `completed_at` and no later stages in `trace`
+ * while the recorded status is not final. `destination.exited` is the spec's clean job-complete signal and commits
+ * with the job's completion, so a finished job's snapshot there carries its final status.
+ */
+function snapshotOf(
+  job: JobView,
+  stage: string | null,
+  recorded: { status?: JobView['status']; stage_now?: string },
+): JobView {
+  if (stage === 'destination' && isFinalStatus(job.status)) return job
+  const status = recorded.status ?? job.status
+  if (isFinalStatus(status)) return { ...job, status, stageNow: recorded.stage_now ?? job.stageNow }
+  const upTo = STAGES.indexOf((stage ?? '') as (typeof STAGES)[number])
+  return {
+    ...job,
+    status,
+    stageNow: recorded.stage_now ?? job.stageNow,
+    completedAt: null,
+    stages:
+      upTo < 0 ? job.stages : job.stages.filter((s) => STAGES.indexOf(s.stage as (typeof STAGES)[number]) <= upTo),
+  }
 }
 
 export function buildFormBPayload(opts: {
