@@ -384,6 +384,22 @@ describe('wrong content type → 415 UNSUPPORTED_MEDIA_TYPE', () => {
     const res = await rawSubmit(keyB, Buffer.from('%PDF-1.4'), { contentType: '' })
     await expectRejected(asFlat(res), 415, 'UNSUPPORTED_MEDIA_TYPE')
   })
+
+  // spec, POST /v1/webhooks: "JSON body". A body of another type is refused as such, not read as an empty object.
+  it.each([
+    ['text/plain', 'A'],
+    ['application/x-www-form-urlencoded', 'B'],
+  ] as const)('a JSON endpoint given %s (Form %s) → 415', async (type, form) => {
+    const json = { name: 'typed', url: 'https://8.8.8.8/hook', ...(form === 'A' ? { auth_type: 'NONE' } : {}) }
+    const res = await contractFetch(stack.baseUrl, '/v1/webhooks', {
+      method: 'POST',
+      headers: { 'X-API-Key': form === 'A' ? keyA : keyB, 'Content-Type': type },
+      body: JSON.stringify(json),
+    })
+    const body = await res.json()
+    expect(res.status, JSON.stringify(body)).toBe(415)
+    expect(body).toMatchObject({ error: 'UNSUPPORTED_MEDIA_TYPE' })
+  })
 })
 
 describe('counts', () => {

@@ -219,11 +219,16 @@ async function answer(
   return reply
 }
 
-/** The declared body the request's Content-Type names; a single JSON body also takes requests without one. */
+/**
+ * The declared body the request's Content-Type names. A single JSON body also takes a request that says nothing of a
+ * body (no Content-Type, or no body at all, as `curl -X POST -d ''` sends); a body of another type is 415, not read
+ * as an empty object (which answered a misleading "name: expected string").
+ */
 function chooseBody(ctx: Ctx, bodies: BodySpec[]): BodySpec {
   const byType = bodies.find((b) => ctx.is(b.kind === 'json' ? 'application/json' : 'multipart/form-data'))
   if (byType) return byType
-  if (bodies.length === 1 && bodies[0]!.kind === 'json') return bodies[0]!
+  const saysNothing = !ctx.get('Content-Type') || ctx.is() === null
+  if (bodies.length === 1 && bodies[0]!.kind === 'json' && saysNothing) return bodies[0]!
   const accepted = bodies.map((b) => (b.kind === 'json' ? 'application/json' : 'multipart/form-data'))
   throw new DomainError('UNSUPPORTED_MEDIA_TYPE', `send ${accepted.join(', or ')}`)
 }
