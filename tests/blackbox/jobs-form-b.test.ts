@@ -258,6 +258,10 @@ describe('POST /v1/jobs/{id}/cancel (DESIGN)', () => {
     const after = await get(key, id, 'stages')
     expect(after.body.status).toBe('cancelled')
     expect(after.body.stages.map((s: { stage: string }) => s.stage)).not.toContain('extract')
+    // Its document ends with it: not `processing` forever.
+    const doc = await call(stack.baseUrl, 'GET', `/v1/documents/${id.replace(/^job_/, 'doc_')}_0`, { key })
+    expect(doc.status).toBe(200)
+    expect(doc.body.status).toBe('cancelled')
     const again = await call(stack.baseUrl, 'POST', `/v1/jobs/${id}/cancel`, { key })
     expect(again.status).toBe(409)
     expect(again.body.error).toBe('JOB_NOT_CANCELLABLE')

@@ -7,7 +7,8 @@ import { getJob } from './read-jobs.ts'
 
 /**
  * Cancels a job that has not finished. Workers notice at their next stage boundary and discard their work; the
- * whole hold is released. No event is emitted for cancellation.
+ * whole hold is released, and documents still in processing become `cancelled`. No event is emitted for
+ * cancellation.
  */
 export async function cancelJob(opts: { db: Db; workspaceId: string; jobId: string }) {
   await getJob(opts)
@@ -24,6 +25,12 @@ export async function cancelJob(opts: { db: Db; workspaceId: string; jobId: stri
     await tx.stageRun.updateMany({
       where: { jobId: opts.jobId, status: 'running' },
       data: { status: 'failed', error: 'cancelled', completedAt: new Date() },
+    })
+    // Documents still being processed end with the job: left as `processing`, they would read as work under way
+    // forever. Parked ones (in review) keep their state: a review decision may still be recorded on them.
+    await tx.document.updateMany({
+      where: { jobId: opts.jobId, status: 'processing' },
+      data: { status: 'cancelled' },
     })
     await voidCredits(tx, { jobId: opts.jobId })
     // A cancelled blocked job leaves its error group (the last one out resolves it).
