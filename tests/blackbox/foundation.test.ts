@@ -218,6 +218,21 @@ describe('authentication and errors, both envelopes', () => {
     expect(r.body.error.code).toBe('insufficient_scope')
   })
 
+  // DESIGN, Scopes: "`webhook:write` (Form A), `webhooks:write` (Form B)": each form's own name grants it.
+  it("a key holding only the other form's webhook write scope cannot create webhooks: 403 insufficient_scope", async () => {
+    for (const [form, other, own] of [
+      ['A', 'webhooks:write', 'webhook:write'],
+      ['B', 'webhook:write', 'webhooks:write'],
+    ] as const) {
+      const json = { name: `w-${form}`, url: 'https://8.8.8.8/hook', ...(form === 'A' ? { auth_type: 'NONE' } : {}) }
+      const { key } = await newWorkspace(ctx.stack.baseUrl, form, { scopes: [other] })
+      const r = await call(ctx.stack.baseUrl, 'POST', '/v1/webhooks', { key, json })
+      expect(r.status, form).toBe(403)
+      expect(r.body.error.code).toBe('insufficient_scope')
+      expect(r.body.error.message).toContain(own)
+    }
+  })
+
   it('Form B: a file sent as `file` gives 400 MISSING_PART (flat envelope)', async () => {
     const { key } = await newWorkspace(ctx.stack.baseUrl, 'B')
     const r = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', {

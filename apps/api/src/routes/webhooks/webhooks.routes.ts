@@ -31,13 +31,9 @@ export const DeliveriesQuery = z.object({
   cursor: z.string().min(1).optional(),
 })
 
-// Each form names the write scope its own way (its profile's `webhookWriteScope`); a key holding another form's name
-// is accepted too, as before. The form's own name comes first: it is the one the document and the 403 message name.
-const writeScopes = (form: ApiForm): Scope[] => {
-  const own = formProfile(form).webhookWriteScope
-  const others = API_FORMS.map((f) => formProfile(f).webhookWriteScope).filter((s) => s !== own)
-  return [own, ...new Set(others)]
-}
+// Each form names the write scope its own way (its profile's `webhookWriteScope`; DESIGN: "`webhook:write` (Form A),
+// `webhooks:write` (Form B)"), and only that name grants it: a key holding the other form's name lacks the scope (403).
+const writeScopes = (form: ApiForm): Scope[] => [formProfile(form).webhookWriteScope]
 const perForm = (scopes: (form: ApiForm) => Scope[]): ByForm<Scope[]> => ({
   byForm: Object.fromEntries(API_FORMS.map((f) => [f, scopes(f)])) as Record<ApiForm, Scope[]>,
 })
