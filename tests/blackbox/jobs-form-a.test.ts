@@ -36,6 +36,14 @@ describe('Form A submit', () => {
     expect(r.body.error).toBe('INVALID_PARAMETER')
   })
 
+  // spec, Errors: "400 MISSING_FILE: a files part was empty"; Form A's part is `file`. Declared for Form A too (the
+  // stack enforces the contract: an undeclared code would be a 500 here).
+  it('an empty `file` part → 400 MISSING_FILE (flat envelope), no job', async () => {
+    const r = await submit({ pipeline_id: pipelineId }, [{ name: 'empty.pdf', bytes: new Uint8Array() }])
+    expect(r.status).toBe(400)
+    expect(r.body).toMatchObject({ error: 'MISSING_FILE', message: expect.any(String) })
+  })
+
   it('version "vN" pins a version; default is the latest published; pipeline.version echoes it', async () => {
     const v2 = await call(stack.baseUrl, 'POST', `/v1/pipelines/${pipelineId}/versions`, {
       key,

@@ -126,7 +126,14 @@ const submitJob = defineRoute({
     },
   }),
   errors: byForm({
-    A: [...SUBMIT_ERRORS, 'INVALID_METADATA', 'UNKNOWN_BUCKET', 'OBJECT_NOT_FOUND', 'BUCKET_UNAVAILABLE'],
+    A: [
+      ...SUBMIT_ERRORS,
+      'MISSING_FILE',
+      'INVALID_METADATA',
+      'UNKNOWN_BUCKET',
+      'OBJECT_NOT_FOUND',
+      'BUCKET_UNAVAILABLE',
+    ],
     B: [...SUBMIT_ERRORS, 'MISSING_FILE'],
   }),
   handle: byForm({
