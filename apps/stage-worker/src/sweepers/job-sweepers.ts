@@ -38,7 +38,7 @@ export function startJobSweepers(opts: {
       for (let n = -1; n !== 0; )
         expired += n = await expireJobs({ db: opts.db, blobs: opts.blobs, retentionMs: opts.retentionMs })
       const requeued = await requeueStalledWork({ db: opts.db, staleMs: opts.requeueAfterMs })
-      if (requeued.jobs || requeued.events || requeued.deliveries) opts.onCommit()
+      if (expired || requeued.jobs || requeued.events || requeued.deliveries) opts.onCommit()
       if (timedOut || expired || requeued.jobs || requeued.events || requeued.deliveries) {
         opts.log.info({ timedOut, expired, requeued }, 'job sweep')
       }

@@ -1,14 +1,12 @@
 import { isFinalStatus, type JobStatus } from '@quire/domain'
 import type { Db } from '@quire/db'
-import { voidCredits } from '@quire/ledger'
 import type { BlobStore } from '@quire/storage'
-import { failJob } from '../stages/run-stage.ts'
-import { transitionJob } from './job-transitions.ts'
+import { failJob, failJobInTx } from '../stages/run-stage.ts'
 
 /**
  * Retention: jobs older than `retentionMs` lose their result, documents and stored files; the job row stays so
- * reads can answer job_expired instead of job_not_found. A job still running at that age is stopped and its hold
- * released. Rows are claimed with SKIP LOCKED, so several workers can sweep at once.
+ * reads can answer job_expired instead of job_not_found. A job still running at that age fails (`job.failed`, its
+ * hold released). Rows are claimed with SKIP LOCKED, so several workers can sweep at once.
  */
 export async function expireJobs(opts: { db: Db; blobs: BlobStore; retentionMs: number; now?: Date; batch?: number }) {
   const cutoff = new Date((opts.now ?? new Date()).getTime() - opts.retentionMs)
@@ -19,19 +17,15 @@ export async function expireJobs(opts: { db: Db; blobs: BlobStore; retentionMs: 
     const out: { id: string; blobKeys: string[] }[] = []
     for (const row of rows) {
       if (!isFinalStatus(row.status)) {
-        await transitionJob(tx, {
+        // A failure like any other (spec: `job.failed`, "Job reached failed"): the event, the hold released, the
+        // job out of the error group a blocked stage put it in; failed at the stage it was in.
+        const { stageNow } = await tx.job.findUniqueOrThrow({ where: { id: row.id }, select: { stageNow: true } })
+        await failJobInTx(tx, {
           jobId: row.id,
-          from: row.status,
-          to: 'failed',
-          data: {
-            failedStage: 'retention',
-            errorCode: 'job_expired',
-            errorMessage: 'job reached retention before finishing',
-            completedAt: new Date(),
-            stageNow: null,
-          },
+          stage: stageNow ?? 'initialization',
+          code: 'job_expired',
+          message: 'job reached retention before finishing',
         })
-        await voidCredits(tx, { jobId: row.id })
       }
       const files = await tx.jobFile.findMany({ where: { jobId: row.id }, select: { blobKey: true } })
       await tx.document.deleteMany({ where: { jobId: row.id } })

@@ -510,7 +510,8 @@ async function settleJob(
   }
 }
 
-async function failJobInTx(
+/** failJob inside the caller's transaction (retention fails jobs in its own sweep). */
+export async function failJobInTx(
   tx: Tx,
   opts: { jobId: string; stage: string; code: string; message: string; to?: JobStatus },
 ) {
