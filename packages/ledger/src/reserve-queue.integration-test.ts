@@ -61,6 +61,25 @@ describe('reservation queue on real PostgreSQL', () => {
     expect(await reconcileLedger(db, { workspaceId: ws })).toMatchObject({ driftCredits: 0, holdAnomalies: [] })
   })
 
+  it('a job reserved three times at once, over and over: every call answers (held once), none fails on a unique index', async () => {
+    // The hold has two unique keys (id and job_id). With only the id as the conflict arbiter, a racer could meet the
+    // first call's uncommitted row in the job_id index and fail with a unique violation: 7 in 1,800 such calls.
+    const ws = await workspace(1_000_000)
+    const failures: unknown[] = []
+    for (let round = 0; round < 100; round++) {
+      const jobs = Array.from({ length: 4 }, () => newId('job'))
+      const settled = await Promise.allSettled(
+        [...jobs, ...jobs, ...jobs].map((jobId) => reserveCredits(db, { workspaceId: ws, jobId, amount: 1 })),
+      )
+      for (const r of settled)
+        if (r.status === 'rejected') failures.push(String(r.reason).slice(0, 300))
+        else expect(r.value.ok).toBe(true)
+    }
+    expect(failures).toEqual([])
+    expect(await getBalance(db, ws)).toMatchObject({ available: 1_000_000 - 400, reserved: 400 })
+    expect(await reconcileLedger(db, { workspaceId: ws })).toMatchObject({ driftCredits: 0, holdAnomalies: [] })
+  })
+
   it('a transaction that already updated the workspace row reserves past the queue instead of deadlocking', async () => {
     const ws = await workspace(10)
     let queued: Promise<unknown> | undefined
