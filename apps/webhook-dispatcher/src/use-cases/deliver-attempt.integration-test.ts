@@ -327,6 +327,43 @@ describe('deliverAttempt abandons, Form B', () => {
     expect(await db.notification.count({ where: { workspaceId } })).toBe(1)
   })
 
+  it('once failing, the webhook receives nothing: its other pending deliveries end unsent, and nobody is told twice', async () => {
+    const { workspaceId, webhook, deliveryId } = await setUp({ form: 'B', path: 'fail' })
+    // A second and third delivery to the same webhook, fanned out before it failed.
+    const others: string[] = []
+    for (let i = 0; i < 2; i++) {
+      const [eventId] = await db.$transaction((tx) => recordEvents(tx, [{ workspaceId, type: 'job.finished' }]))
+      const id = `dlv_${Math.random().toString(36).slice(2, 14)}`
+      await db.webhookDelivery.create({
+        data: { id, webhookId: webhook.id, eventId: eventId!, eventType: 'job.completed', body: BODY },
+      })
+      others.push(id)
+    }
+    const deps = depsWith()
+    await failingAttempt(deps, deliveryId, 1, 5_000)
+    await failingAttempt(deps, deliveryId, 2, 20_000)
+    await failingAttempt(deps, others[0]!, 1, 5_000)
+    await failingAttempt(deps, others[0]!, 2, 20_000)
+    // Both reach the end of the schedule at the same moment: one change to failing, one notification.
+    expect(
+      await Promise.all([
+        deliverAttempt(deps, { deliveryId, attempt: 3 }),
+        deliverAttempt(deps, { deliveryId: others[0]!, attempt: 3 }),
+      ]),
+    ).toEqual(['abandoned', 'abandoned'])
+    expect(await db.webhook.findUniqueOrThrow({ where: { id: webhook.id } })).toMatchObject({ status: 'failing' })
+    expect(await db.notification.count({ where: { workspaceId } })).toBe(1)
+
+    // The third delivery's attempt comes due: nothing is posted, it ends abandoned, still one notification.
+    const posted = requestsFor(others[1]!).length
+    expect(await deliverAttempt(deps, { deliveryId: others[1]!, attempt: 1 })).toBe('abandoned')
+    expect(requestsFor(others[1]!)).toHaveLength(posted)
+    const { delivery, attempts } = await stored(others[1]!)
+    expect(delivery).toMatchObject({ status: 'abandoned', nextAttemptAt: null })
+    expect(attempts).toEqual([])
+    expect(await db.notification.count({ where: { workspaceId } })).toBe(1)
+  })
+
   it('an old delivery is still retried while the schedule lasts (no give-up window in Form B)', async () => {
     const createdAt = new Date(Date.now() - 7 * 24 * 3_600_000)
     const { deliveryId } = await setUp({ form: 'B', path: 'fail', createdAt })

@@ -42,6 +42,15 @@ export async function deliverAttempt(deps: DeliveryDeps, opts: { deliveryId: str
     : ((await loadDeliveries(db, [opts.deliveryId])).get(opts.deliveryId) ?? null)
   if (d?.status !== 'pending' || d.attempts >= opts.attempt) return 'skipped'
   const w = d.webhook
+  if (w.status === 'failing') {
+    // README: "a `failing` webhook receives nothing until re-enabled": its deliveries still pending (fanned out
+    // before it failed, or retrying) end here unsent, without another notification.
+    await db.webhookDelivery.updateMany({
+      where: { id: d.id, status: 'pending' },
+      data: { status: 'abandoned', completedAt: new Date(), nextAttemptAt: null },
+    })
+    return 'abandoned'
+  }
   const profile = formProfile(w.apiForm)
   const auth = openWebhookAuth(w.auth ?? { type: 'none' }, deps.secrets)
   const secret = deps.secrets.open(w.secret)
@@ -109,8 +118,13 @@ export async function deliverAttempt(deps: DeliveryDeps, opts: { deliveryId: str
       data: { status: 'abandoned', attempts: opts.attempt, completedAt: now, nextAttemptAt: null },
     })
     if (profile.onAbandon === 'mark-failing') {
-      // Persistent failure: the endpoint is marked failing and the workspace's admins are told.
-      await tx.webhook.update({ where: { id: w.id }, data: { status: 'failing' } })
+      // Persistent failure: the endpoint is marked failing and the workspace's admins are told, once per change
+      // from active to failing (other deliveries abandoned at the same time notify nobody again).
+      const changed = await tx.webhook.updateMany({
+        where: { id: w.id, status: 'active' },
+        data: { status: 'failing' },
+      })
+      if (changed.count === 0) return
       await tx.notification.create({
         data: {
           id: newId('ntf'),

@@ -23,6 +23,8 @@ export type LoadedDelivery = {
     /** Credentials sealed. */
     auth: WebhookAuth | null
     apiForm: ApiForm
+    /** `failing` once a delivery was abandoned under a form that marks it so (until re-enabled). */
+    status: string
   }
 }
 
@@ -40,6 +42,7 @@ type LoadedRow = {
   headers: Record<string, string> | null
   auth: WebhookAuth | null
   api_form: ApiForm
+  webhook_status: string
 }
 
 /** Deliveries by id with their webhooks and forms; ids not found are absent from the map. */
@@ -52,7 +55,8 @@ export async function loadDeliveries(db: Db, ids: readonly string[]): Promise<Ma
     text: `
       SELECT d.id, d.status::text AS status, d.attempts, d.body,
              (extract(epoch FROM d.created_at) * 1000)::float8 AS created_ms,
-             w.id AS webhook_id, w.workspace_id, w.name, w.url, w.secret, w.headers, w.auth, ws.api_form::text AS api_form
+             w.id AS webhook_id, w.workspace_id, w.name, w.url, w.secret, w.headers, w.auth, ws.api_form::text AS api_form,
+             w.status::text AS webhook_status
       FROM webhook_deliveries d
       JOIN webhooks w ON w.id = d.webhook_id
       JOIN workspaces ws ON ws.id = w.workspace_id
@@ -77,6 +81,7 @@ export async function loadDeliveries(db: Db, ids: readonly string[]): Promise<Ma
           headers: r.headers,
           auth: r.auth,
           apiForm: r.api_form,
+          status: r.webhook_status,
         },
       },
     ]),
