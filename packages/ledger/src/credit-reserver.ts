@@ -3,6 +3,10 @@ import { holdIdFor, newId } from '@quire/domain'
 import { assertAmount, explainReservationRefusal, type ReserveResult, reserveCredits } from './ledger.ts'
 
 type Reservation = { workspaceId: string; jobId: string; amount: number; now?: Date }
+/** What `ledger_reserve_credits_batch` answers for each job (migration `*_ledger_reserve_hold_any_conflict`). */
+const BATCH_ANSWERS = ['held', 'insufficient_credits', 'spending_cap', 'exists', 'missing'] as const
+type BatchAnswer = (typeof BATCH_ANSWERS)[number]
+const isBatchAnswer = (a: unknown): a is BatchAnswer => (BATCH_ANSWERS as readonly unknown[]).includes(a)
 type Waiting = Reservation & { resolve(result: ReserveResult): void; reject(error: unknown): void }
 
 /** Most reservations one call carries: a batch holds its workspace's row for all of them. */
@@ -11,7 +15,8 @@ const DEFAULT_MAX_BATCH = 64
 /**
  * Reservations of callers that reserve on their own (autocommit, not inside a transaction of theirs), grouped per
  * workspace: the first reservation of a workspace goes at once; those that arrive while it is under way wait for it
- * and then go together as one call of `ledger_reserve_credits_batch` (migration `*_ledger_reserve_credits_batch`),
+ * and then go together as one call of `ledger_reserve_credits_batch` (migrations `*_ledger_reserve_credits_batch`,
+ * `*_ledger_reserve_hold_any_conflict`),
  * one transaction and one commit for all of them, and so on while more arrive. This is group commit, as a
  * TigerBeetle client batches the transfers its callers send at once: a hot workspace's reservations run one at a
  * time on its row, so each turn on the row (the UPDATE, the commit and its WAL flush) now serves a batch instead of
@@ -66,33 +71,38 @@ export class CreditReserver {
     const alone = (r: Waiting) => reserveCredits(this.sql, r).then(r.resolve, r.reject)
     // One job: reserveCredits itself, the single-job function whose plan the session already keeps.
     if (batch.length === 1) return alone(batch[0]!)
-    let held: boolean[]
+    let answers: BatchAnswer[]
     try {
-      held = await this.callBatch(batch)
+      answers = await this.callBatch(batch)
     } catch {
       // Nothing of the batch remains: each job goes again alone, so a job's own error stays its own.
       await Promise.all(batch.map(alone))
       return
     }
     for (const [i, r] of batch.entries()) {
-      if (held[i] === true) r.resolve({ ok: true, holdId: holdIdFor(r.jobId) })
-      // The explanation is a read after the commit: it need not hold up the next batch.
+      const answer = answers[i]!
+      if (answer === 'held') r.resolve({ ok: true, holdId: holdIdFor(r.jobId) })
+      // Decided inside the batch, against what the jobs before it left (a read after the commit would also see
+      // what the jobs after it took).
+      else if (answer === 'insufficient_credits' || answer === 'spending_cap') r.resolve({ ok: false, reason: answer })
+      // A hold already there, or no such workspace: the explanation finds the hold or reports the workspace missing;
+      // a read after the commit, it need not hold up the next batch.
       else explainReservationRefusal(this.sql, r).then(r.resolve, r.reject)
     }
   }
 
-  /** One call for the batch (all of one workspace and one `now`): whether each job is held, in the batch's order. */
-  private async callBatch(batch: Waiting[]): Promise<boolean[]> {
+  /** One call for the batch (all of one workspace and one `now`): each job's answer, in the batch's order. */
+  private async callBatch(batch: Waiting[]): Promise<BatchAnswer[]> {
     const { workspaceId, now } = batch[0]!
-    const rows = await this.sql.$queryRaw<{ held: boolean[] }[]>`
+    const rows = await this.sql.$queryRaw<{ held: string[] }[]>`
       SELECT ledger_reserve_credits_batch(${workspaceId}, ${batch.map((r) => r.jobId)}::text[],
                                           ${batch.map((r) => holdIdFor(r.jobId))}::text[],
                                           ${batch.map((r) => r.amount)}::int[],
                                           ${batch.map(() => newId('led'))}::text[],
                                           ${now?.toISOString() ?? null}::timestamptz) AS held`
-    const held = rows[0]?.held
-    if (!Array.isArray(held) || held.length !== batch.length)
+    const answers = rows[0]?.held
+    if (!Array.isArray(answers) || answers.length !== batch.length || !answers.every(isBatchAnswer))
       throw new Error('ledger_reserve_credits_batch: bad answer')
-    return held
+    return answers
   }
 }

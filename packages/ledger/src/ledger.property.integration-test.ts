@@ -369,7 +369,21 @@ describe('ledger properties on real PostgreSQL', () => {
           }
         },
       ),
-      { numRuns: Number(process.env.QUIRE_LEDGER_PBT_RUNS ?? 30) },
+      {
+        numRuns: Number(process.env.QUIRE_LEDGER_PBT_RUNS ?? 30),
+        // Found by CI: a batch's job refused by the cap was explained as short of credits once a later, smaller job of
+        // the same batch had taken some (the reason was read after the commit).
+        examples: [
+          [
+            [
+              { t: 'cap', cap: 1 },
+              { t: 'grouped_reserve', amounts: [0, 3, 1, 0], repeatFirst: false },
+              { t: 'settle', pick: 0, used: 0, mode: 'once' },
+            ],
+            3,
+          ],
+        ],
+      },
     )
     // And across all workspaces the tests left behind, nothing drifted.
     const all = await reconcileLedger(db)
