@@ -1,7 +1,15 @@
 export { DomainError, isDomainError } from './domain-error.ts'
 export type { DomainErrorCode } from './domain-error.ts'
 export { parseInput } from './parse-input.ts'
-export { STAGES, WORKER_STAGES, PER_DOCUMENT_STAGES, isStage, isWorkerStage, nextStage } from './stages.ts'
+export {
+  STAGES,
+  WORKER_STAGES,
+  PER_DOCUMENT_STAGES,
+  isStage,
+  isWorkerStage,
+  nextStage,
+  stagePosition,
+} from './stages.ts'
 export type { Stage, WorkerStage } from './stages.ts'
 export { JOB_STATUSES, FINAL_JOB_STATUSES, isFinalStatus, canTransition, isCancellable } from './job-status.ts'
 export type { JobStatus } from './job-status.ts'

@@ -19,6 +19,11 @@ export type WorkerStage = (typeof WORKER_STAGES)[number]
 export const PER_DOCUMENT_STAGES: readonly Stage[] = ['parse', 'split_classify', 'extract', 'post_processing']
 
 export const isStage = (s: string): s is Stage => (STAGES as readonly string[]).includes(s)
+
+const STAGE_POSITION = new Map<string, number>(STAGES.map((s, i) => [s, i]))
+
+/** A stage's place in the pipeline order (`source` is 0); a name that is not a stage comes after every stage. */
+export const stagePosition = (stage: string): number => STAGE_POSITION.get(stage) ?? STAGES.length
 export const isWorkerStage = (s: string): s is WorkerStage => (WORKER_STAGES as readonly string[]).includes(s)
 
 export function nextStage(stage: WorkerStage): WorkerStage | null {

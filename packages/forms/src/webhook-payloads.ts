@@ -1,5 +1,5 @@
 import type { JobView } from '@quire/core'
-import { isFinalStatus, STAGES } from '@quire/domain'
+import { isFinalStatus, stagePosition } from '@quire/domain'
 import { presentFormAJob } from './form-a.presenter.ts'
 import { presentFormBJob } from './form-b.presenter.ts'
 import type { StoredEvent } from './webhook-events.ts'
@@ -60,14 +60,14 @@ function snapshotOf(
   if (stage === 'destination' && isFinalStatus(job.status)) return job
   const status = recorded.status ?? job.status
   if (isFinalStatus(status)) return { ...job, status, stageNow: recorded.stage_now ?? job.stageNow }
-  const upTo = STAGES.indexOf((stage ?? '') as (typeof STAGES)[number])
+  // No stage (a job-level event): every stage run so far.
+  const upTo = stage === null ? Number.POSITIVE_INFINITY : stagePosition(stage)
   return {
     ...job,
     status,
     stageNow: recorded.stage_now ?? job.stageNow,
     completedAt: null,
-    stages:
-      upTo < 0 ? job.stages : job.stages.filter((s) => STAGES.indexOf(s.stage as (typeof STAGES)[number]) <= upTo),
+    stages: job.stages.filter((s) => stagePosition(s.stage) <= upTo),
   }
 }
 

@@ -18,11 +18,9 @@ export async function expireJobs(opts: { db: Db; blobs: BlobStore; retentionMs: 
     for (const row of rows) {
       if (!isFinalStatus(row.status)) {
         // A failure like any other (spec: `job.failed`, "Job reached failed"): the event, the hold released, the
-        // job out of the error group a blocked stage put it in; failed at the stage it was in.
-        const { stageNow } = await tx.job.findUniqueOrThrow({ where: { id: row.id }, select: { stageNow: true } })
+        // job out of the error group a blocked stage put it in; failed at the stage it was in (no `stage` given).
         await failJobInTx(tx, {
           jobId: row.id,
-          stage: stageNow ?? 'initialization',
           code: 'job_expired',
           message: 'job reached retention before finishing',
         })
@@ -52,7 +50,7 @@ export async function timeOutSyncJobs(opts: { db: Db; hardLimitMs: number; now?:
       createdAt: { lt: cutoff },
       status: { notIn: ['completed', 'completed_with_errors', 'failed', 'timed_out', 'cancelled'] },
     },
-    select: { id: true, stageNow: true },
+    select: { id: true },
     take: 100,
   })
   let n = 0
@@ -60,8 +58,7 @@ export async function timeOutSyncJobs(opts: { db: Db; hardLimitMs: number; now?:
     const changed = await failJob(
       { db: opts.db, onCommit: opts.onCommit },
       {
-        jobId: job.id,
-        stage: job.stageNow ?? 'initialization',
+        jobId: job.id, // fails at the stage it is in when locked
         code: 'sync_timeout',
         message: `synchronous job exceeded its limit of ${opts.hardLimitMs} ms`,
         to: 'timed_out',

@@ -1,4 +1,4 @@
-import { type JobStatus, STAGES } from '@quire/domain'
+import { type JobStatus, stagePosition } from '@quire/domain'
 import type { Prisma } from '@quire/db'
 
 /** The form-neutral read model of a job. Form A and Form B presenters shape it for the wire. */
@@ -117,13 +117,12 @@ export function toJobView(row: JobRow): JobView {
   }
 }
 
-const STAGE_POSITION = new Map<string, number>(STAGES.map((s, i) => [s, i]))
-
 /**
  * Stage runs in pipeline order (DESIGN: "Stages, in order: source, initialization, ..."), not in the order they
  * started: stages a worker chains start within the same millisecond, so their start times do not order them.
  */
 function inPipelineOrder<R extends { stage: string; startedAt: Date }>(runs: readonly R[]): R[] {
-  const position = (r: R) => STAGE_POSITION.get(r.stage) ?? STAGES.length
-  return [...runs].sort((a, b) => position(a) - position(b) || a.startedAt.getTime() - b.startedAt.getTime())
+  return [...runs].sort(
+    (a, b) => stagePosition(a.stage) - stagePosition(b.stage) || a.startedAt.getTime() - b.startedAt.getTime(),
+  )
 }

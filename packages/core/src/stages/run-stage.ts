@@ -510,32 +510,36 @@ async function settleJob(
   }
 }
 
-/** failJob inside the caller's transaction (retention fails jobs in its own sweep). */
+/**
+ * failJob inside the caller's transaction (retention fails jobs in its own sweep). Without `stage`, the job fails at
+ * the stage it is in, read under the job's lock.
+ */
 export async function failJobInTx(
   tx: Tx,
-  opts: { jobId: string; stage: string; code: string; message: string; to?: JobStatus },
+  opts: { jobId: string; stage?: string; code: string; message: string; to?: JobStatus },
 ) {
   const status = await lockJob(tx, opts.jobId)
   if (!status || isFinalStatus(status)) return false
   const job = await tx.job.findUniqueOrThrow({ where: { id: opts.jobId } })
   await leaveErrorGroupInTx(tx, job)
   const to = opts.to ?? 'failed'
+  const stage = opts.stage ?? job.stageNow ?? 'initialization'
   await transitionJob(tx, {
     jobId: opts.jobId,
     from: status,
     to,
     data: {
-      failedStage: opts.stage,
+      failedStage: stage,
       errorCode: opts.code,
-      errorMessage: clientMessage(opts.message, opts.stage),
+      errorMessage: clientMessage(opts.message, stage),
       completedAt: new Date(),
       stageNow: null,
       creditsUsed: 0,
     },
   })
   await tx.stageRun.updateMany({
-    where: { jobId: opts.jobId, stage: opts.stage, status: 'running' },
-    data: { status: 'failed', error: clientMessage(opts.message, opts.stage), completedAt: new Date() },
+    where: { jobId: opts.jobId, stage, status: 'running' },
+    data: { status: 'failed', error: clientMessage(opts.message, stage), completedAt: new Date() },
   })
   await voidCredits(tx, { jobId: opts.jobId })
   await recordEvents(tx, [
@@ -547,7 +551,7 @@ export async function failJobInTx(
 /** A stage errored for good (retries spent or a permanent error): the job fails and its whole hold is released. */
 export async function failJob(
   deps: Pick<StageDeps, 'db' | 'onCommit'>,
-  opts: { jobId: string; stage: string; code: string; message: string; to?: JobStatus },
+  opts: { jobId: string; stage?: string; code: string; message: string; to?: JobStatus },
 ): Promise<boolean> {
   const changed = await deps.db.$transaction((tx) => failJobInTx(tx, opts))
   deps.onCommit?.()
