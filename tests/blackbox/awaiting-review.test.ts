@@ -107,6 +107,16 @@ describe('Form B awaiting_review', () => {
   it('reject with corrected data (bare or {value}) is validated again: still missing → stays parked; valid → the job goes on', async () => {
     const s = await setup('/reject')
     const { jobId, docId } = await s.submit()
+    // Corrections are checked against the schema first: a field it does not have is refused and nothing changes.
+    const unknown = await s.review(docId, { action: 'reject', data: { po_number: 'PO-7', nosuch: 'x' } })
+    expect(unknown.status).toBe(400)
+    expect(unknown.body).toMatchObject({ error: 'INVALID_PARAMETER', message: expect.stringContaining('nosuch') })
+    // DESIGN (Extraction): "a field not found reads {value: null, confidence: 0}", a correction to null too.
+    const cleared = await s.review(docId, { action: 'reject', data: { po_number: null } })
+    expect(cleared.status).toBe(200)
+    expect(cleared.body.status).toBe('in_review')
+    expect(cleared.body.data.po_number).toEqual({ value: null, confidence: 0 })
+    expect(cleared.body.data.nosuch).toBeUndefined()
     const stillBad = await s.review(docId, { action: 'reject', data: { buyer: 'Fabrikam' } })
     expect(stillBad.status).toBe(200)
     expect(stillBad.body.status).toBe('in_review')
@@ -121,7 +131,7 @@ describe('Form B awaiting_review', () => {
       buyer: { value: 'Fabrikam', confidence: 1 },
     })
     const order = s.events(jobId).map((e) => e.event)
-    expect(order.filter((e) => e === 'review.rejected')).toHaveLength(2)
+    expect(order.filter((e) => e === 'review.rejected')).toHaveLength(3)
     expect(await s.credits()).toMatchObject({ available: 9, reserved: 0, spent: 1 })
   }, 150_000)
 
@@ -142,14 +152,18 @@ describe('Form B awaiting_review', () => {
     expect((await finished(s, jobId)).status).toBe('completed')
   }, 150_000)
 
-  it('cancel works while waiting: cancelled, hold released, no job.completed, a later decision changes nothing', async () => {
+  it('cancel works while waiting: cancelled, hold released, no job.completed, the parked document cancelled and refusing a decision (409)', async () => {
     const s = await setup('/cancel')
     const { jobId, docId } = await s.submit()
     const cancelled = await call(ctx.stack.baseUrl, 'POST', `/v1/jobs/${jobId}/cancel`, { key: s.key })
     expect(cancelled.status).toBe(200)
     expect(cancelled.body.status).toBe('cancelled')
     expect(await s.credits()).toMatchObject({ available: 10, reserved: 0, spent: 0 })
-    await s.review(docId, { action: 'approve', data: { po_number: 'PO-4' } })
+    const doc = await call(ctx.stack.baseUrl, 'GET', `/v1/documents/${docId}`, { key: s.key })
+    expect(doc.body.status).toBe('cancelled')
+    const late = await s.review(docId, { action: 'approve', data: { po_number: 'PO-4' } })
+    expect(late.status).toBe(409)
+    expect(late.body).toMatchObject({ error: 'DOCUMENT_NOT_IN_REVIEW', message: expect.any(String) })
     await new Promise((r) => setTimeout(r, 2000))
     expect((await s.job(jobId)).body.status).toBe('cancelled')
     expect(s.events(jobId).some((e) => e.event === 'job.completed')).toBe(false)

@@ -134,8 +134,18 @@ describe('retention (spec: 24 h, then job_expired)', () => {
         30_000,
       )
       expect(expired.body.error).toMatchObject({ code: 'job_expired', message: expect.any(String) })
+      // Spec (Limits): "result and documents are deleted and reads return job_expired", a document's read too.
       const doc = await call(s.baseUrl, 'GET', `/v1/documents/${docId}`, { key })
-      expect(doc.status).toBe(404)
+      expect(doc.status).toBe(410)
+      expect(doc.body.error).toMatchObject({ code: 'job_expired', message: expect.any(String) })
+      const review = await call(s.baseUrl, 'POST', `/v1/documents/${docId}/review`, {
+        key,
+        json: { action: 'approve' },
+      })
+      expect(review.status).toBe(410)
+      // A document id of no job of the workspace is still not found.
+      const never = await call(s.baseUrl, 'GET', '/v1/documents/doc_000000000000000000000000_0', { key })
+      expect(never.status).toBe(404)
       expect((await filesUnder(s.env.QUIRE_BLOB_DIR!)).some((f) => f.includes(jobId))).toBe(false)
       // An id that never existed is still job_not_found, not expired.
       const unknown = await call(s.baseUrl, 'GET', '/v1/jobs/job_000000000000000000000000', { key })

@@ -19,5 +19,10 @@ export function newId(prefix: string): string {
 
 export const documentIdFor = (jobId: string, position: number): string =>
   `${jobId.replace(/^job_/, 'doc_')}_${position}`
+/** The job a document id was made for (`doc_<hex>_<n>[_<n>...]` → `job_<hex>`); undefined for another id. */
+export function jobIdOfDocumentId(documentId: string): string | undefined {
+  const m = /^doc_([0-9a-f]+)(?:_\d+)+$/.exec(documentId)
+  return m ? `job_${m[1]}` : undefined
+}
 export const childDocumentIdFor = (parentId: string, n: number): string => `${parentId}_${n}`
 export const holdIdFor = (jobId: string): string => `hold_${jobId}`

@@ -13,7 +13,7 @@ export {
 export type { Stage, WorkerStage } from './stages.ts'
 export { JOB_STATUSES, FINAL_JOB_STATUSES, isFinalStatus, canTransition, isCancellable } from './job-status.ts'
 export type { JobStatus } from './job-status.ts'
-export { newId, documentIdFor, childDocumentIdFor, holdIdFor } from './ids.ts'
+export { newId, documentIdFor, childDocumentIdFor, holdIdFor, jobIdOfDocumentId } from './ids.ts'
 export { creditsForPages } from './credits.ts'
 export {
   FILE_TYPES,

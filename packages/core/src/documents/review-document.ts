@@ -2,10 +2,14 @@ import { DomainError, isFinalStatus, newId, PipelineDefinition } from '@quire/do
 import type { Db, Tx } from '@quire/db'
 import { outbox, type Priority } from '@quire/queues'
 import { recordEvents } from '../events/record-event.ts'
+import { correctedValues } from './corrected-values.ts'
+import { documentNotFound } from './get-document.ts'
 import { lockJob, transitionJob } from '../jobs/job-transitions.ts'
 import { PARKED_DOCUMENT_STATUSES, reviewProblems } from '../stages/validate.stage.ts'
 
 export type ReviewAction = 'approve' | 'reject' | 'escalate'
+
+const ENDED_WITHOUT_RESULT: readonly string[] = ['cancelled', 'failed', 'timed_out']
 
 /**
  * A reviewer's decision on a document parked for review.
@@ -29,7 +33,7 @@ export async function reviewDocument(opts: {
       SELECT d.job_id FROM documents d JOIN jobs j ON j.id = d.job_id
       WHERE d.id = ${opts.documentId} AND j.workspace_id = ${opts.workspaceId}`
     const jobId = found[0]?.job_id
-    if (!jobId) throw new DomainError('not_found', `document ${opts.documentId} not found`)
+    if (!jobId) throw await documentNotFound({ db: tx, workspaceId: opts.workspaceId, documentId: opts.documentId })
     // The job row first, then the document: the same order as the stage runner, so the two never deadlock.
     const jobStatus = await lockJob(tx, jobId)
     const rows = await tx.$queryRaw<{ status: string; data: unknown; schema_id: string | null }[]>`
@@ -39,9 +43,17 @@ export async function reviewDocument(opts: {
     if (!PARKED_DOCUMENT_STATUSES.includes(doc.status)) {
       throw new DomainError('DOCUMENT_NOT_IN_REVIEW', `document is ${doc.status}, not in review`)
     }
+    // A job that ended without completing (cancelled, failed, timed out) takes no more decisions: nothing of it is
+    // delivered or charged any more. A completed Form A job still does (it completes while documents are in review).
+    if (ENDED_WITHOUT_RESULT.includes(jobStatus)) {
+      throw new DomainError('DOCUMENT_NOT_IN_REVIEW', `the document's job is ${jobStatus}; it takes no review`)
+    }
     const job = await tx.job.findUniqueOrThrow({ where: { id: jobId } })
-    const data = { ...((doc.data as Record<string, unknown>) ?? {}) }
-    for (const [field, value] of Object.entries(opts.corrections ?? {})) data[field] = { value, confidence: 1 }
+    const definition = PipelineDefinition.parse(job.definition)
+    const data = {
+      ...((doc.data as Record<string, unknown>) ?? {}),
+      ...correctedValues(doc.schema_id, definition, opts.corrections ?? {}),
+    }
     const corrected = Object.keys(opts.corrections ?? {}).length > 0
     let status: string
     let problems: string[] = []
@@ -49,7 +61,7 @@ export async function reviewDocument(opts: {
     else if (opts.action === 'escalate') status = 'escalated'
     else if (!corrected) status = 'rejected'
     else {
-      problems = reviewProblems({ schemaId: doc.schema_id, data }, PipelineDefinition.parse(job.definition))
+      problems = reviewProblems({ schemaId: doc.schema_id, data }, definition)
       status = problems.length > 0 ? 'in_review' : isFinalStatus(jobStatus) ? 'completed' : 'processing'
     }
     await tx.document.update({ where: { id: opts.documentId }, data: { status, data: data as object } })

@@ -4,10 +4,11 @@ import { voidCredits } from '@quire/ledger'
 import { leaveErrorGroupInTx } from './error-groups.ts'
 import { lockJob, transitionJob } from './job-transitions.ts'
 import { getJob } from './read-jobs.ts'
+import { PARKED_DOCUMENT_STATUSES } from '../stages/validate.stage.ts'
 
 /**
  * Cancels a job that has not finished. Workers notice at their next stage boundary and discard their work; the
- * whole hold is released, and documents still in processing become `cancelled`. No event is emitted for
+ * whole hold is released, and documents still in processing or in review become `cancelled`. No event is emitted for
  * cancellation.
  */
 export async function cancelJob(opts: { db: Db; workspaceId: string; jobId: string }) {
@@ -26,10 +27,10 @@ export async function cancelJob(opts: { db: Db; workspaceId: string; jobId: stri
       where: { jobId: opts.jobId, status: 'running' },
       data: { status: 'failed', error: 'cancelled', completedAt: new Date() },
     })
-    // Documents still being processed end with the job: left as `processing`, they would read as work under way
-    // forever. Parked ones (in review) keep their state: a review decision may still be recorded on them.
+    // Documents still being processed or parked for review end with the job: left as they were, they would read as
+    // work under way, or as awaiting a decision that can no longer change anything, forever.
     await tx.document.updateMany({
-      where: { jobId: opts.jobId, status: 'processing' },
+      where: { jobId: opts.jobId, status: { in: ['processing', ...PARKED_DOCUMENT_STATUSES] } },
       data: { status: 'cancelled' },
     })
     await voidCredits(tx, { jobId: opts.jobId })

@@ -8,8 +8,9 @@ const CorrectedValue = z.union([z.string(), z.number(), z.null()])
 export const ReviewDocumentRequest = z.strictObject({
   action: z.enum(['approve', 'reject', 'escalate']),
   /**
-   * Corrected values by field name; they replace the extracted ones with confidence 1. A value may come bare or in
-   * the shape the document shows it (`{value, confidence?}`; a sent confidence is ignored: a correction is certain).
+   * Corrected values by field name; they replace the extracted ones with confidence 1 (null: not found, confidence
+   * 0). A value may come bare or in the shape the document shows it (`{value, confidence?}`; a sent confidence is
+   * ignored: a correction is certain). Names and values are checked against the schema in core (correctedValues).
    */
   data: z
     .record(
@@ -37,7 +38,7 @@ export const DOCUMENT_ROUTES = [
     scopes: ['documents:read'],
     pathParams: DOCUMENT_ID,
     responses: { '200': { description: 'The document.', name: 'Document', schema: Document } },
-    errors: ['not_found'],
+    errors: ['not_found', 'job_expired'],
     handle: async ({ deps, principal, params }) => ({
       status: 200,
       body: await getDocument({ db: deps.db, workspaceId: principal.workspaceId, documentId: params.id! }),
@@ -50,13 +51,13 @@ export const DOCUMENT_ROUTES = [
     tag: 'Documents',
     summary: 'Review a document',
     description:
-      'Approve (optionally with corrected values, which get confidence 1), reject or escalate a document parked for review (`in_review` or `escalated`). Form B webhooks receive `review.approved`, `review.rejected` or `review.escalated`.',
+      "Approve (optionally with corrected values, which get confidence 1), reject or escalate a document parked for review (`in_review` or `escalated`). Corrections name fields of the document's schema (any name for `generic`) and are normalised like extracted values (dates `YYYY-MM-DD`, amounts numbers, currencies ISO 4217); a null correction reads as not found (`{value: null, confidence: 0}`); anything else is 400 `INVALID_PARAMETER`. A document of a cancelled, failed or timed-out job takes no review (409). Form B webhooks receive `review.approved`, `review.rejected` or `review.escalated`.",
     auth: 'key',
     scopes: ['documents:review'],
     pathParams: DOCUMENT_ID,
     body: { kind: 'json', name: 'ReviewDocumentRequest', schema: ReviewDocumentRequest },
     responses: { '200': { description: 'The document after the decision.', name: 'Document', schema: Document } },
-    errors: ['not_found', 'DOCUMENT_NOT_IN_REVIEW'],
+    errors: ['not_found', 'job_expired', 'DOCUMENT_NOT_IN_REVIEW', 'INVALID_PARAMETER'],
     handle: async ({ deps, principal, params, body }) => {
       const workspaceId = principal.workspaceId
       await reviewDocument({
