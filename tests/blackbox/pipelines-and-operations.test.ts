@@ -20,6 +20,44 @@ describe('pipelines', () => {
     expect(paths).toEqual(expect.arrayContaining(['split.mode', 'credits.per_page']))
   })
 
+  it('refuses a definition routing to a schema that is neither declared nor built in (DESIGN: definition validated)', async () => {
+    const { key } = await newWorkspace(ctx.stack.baseUrl, 'A')
+    const r = await call(ctx.stack.baseUrl, 'POST', '/v1/pipelines', {
+      key,
+      json: {
+        name: 'unknown-schemas',
+        definition: {
+          document_types: [{ name: 'po', keywords: ['purchase order'], schema_id: 'nonexistent2' }],
+          routing: { catch_all_schema_id: 'nonexistent' },
+        },
+      },
+    })
+    expect(r.status).toBe(400)
+    expect(r.body.error).toBe('INVALID_DEFINITION')
+    expect(r.body.details.issues.map((i: { path: string }) => i.path)).toEqual([
+      'document_types.0.schema_id',
+      'routing.catch_all_schema_id',
+    ])
+    // Declared and built-in schemas are fine, and so is a new version's definition checked the same way.
+    const ok = await call(ctx.stack.baseUrl, 'POST', '/v1/pipelines', {
+      key,
+      json: {
+        name: 'known-schemas',
+        definition: {
+          document_types: [{ name: 'po', schema_id: 'po' }],
+          schemas: { po: { fields: [{ name: 'po_number' }] } },
+          routing: { catch_all_schema_id: 'invoice' },
+        },
+      },
+    })
+    expect(ok.status).toBe(201)
+    const v2 = await call(ctx.stack.baseUrl, 'POST', `/v1/pipelines/${ok.body.id}/versions`, {
+      key,
+      json: { definition: { routing: { catch_all_schema_id: 'po' } } },
+    })
+    expect(v2.status).toBe(400)
+  })
+
   it('accepts an edit-stage binding (spec: accepted but never fires)', async () => {
     const { key } = await newWorkspace(ctx.stack.baseUrl, 'A')
     const r = await call(ctx.stack.baseUrl, 'POST', '/v1/pipelines', {

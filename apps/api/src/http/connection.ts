@@ -29,6 +29,17 @@ export type LingerOptions = {
 export const DEFAULT_LINGER_MS = 2_000
 
 /**
+ * A request that declared a body of at most this size (one file at the platform's 100 MB limit, with room to spare)
+ * is read to its end after an early answer, for up to WHOLE_BODY_LINGER_MS. Node's fetch (undici) sending a body it
+ * holds whole (a Buffer, Blob or FormData) does not stop at the answer: it keeps writing, and a connection cut under
+ * it fails the request with EPIPE instead of handing over the 401 or 413 that had arrived (an outside check saw it at
+ * 50 and 101 MB; at 20 MB the 16 MB bound happened to suffice). Larger or undeclared bodies keep the 16 MB / 2 s
+ * bound: a client streaming without end is still cut off.
+ */
+export const WHOLE_BODY_DRAIN_MAX_BYTES = 128 * MB
+export const WHOLE_BODY_LINGER_MS = 30_000
+
+/**
  * Half-closes the socket (once what was written is flushed) and destroys it after `lingerMs` at the latest; the
  * caller decides what it reads meanwhile and when the client's own close ends it sooner.
  */
@@ -47,8 +58,23 @@ export function closeAfterResponse(ctx: Context, opts: LingerOptions = {}): void
   ctx.set('Connection', 'close')
   if (socket[LINGERING]) return
   socket[LINGERING] = true
-  const lingerMs = opts.lingerMs ?? DEFAULT_LINGER_MS
-  const maxDrainBytes = opts.maxDrainBytes ?? 16 * MB
+  const declared = Number(req.headers['content-length'])
+  const drainWhole = Number.isSafeInteger(declared) && declared <= WHOLE_BODY_DRAIN_MAX_BYTES
+  const lingerMs = opts.lingerMs ?? (drainWhole ? WHOLE_BODY_LINGER_MS : DEFAULT_LINGER_MS)
+  const maxDrainBytes = opts.maxDrainBytes ?? (drainWhole ? declared : 16 * MB)
+
+  let drained = 0
+  let answered = false
+  const discard = (chunk: Buffer) => {
+    drained += chunk.length
+    if (answered && drained > maxDrainBytes) socket.destroy()
+  }
+  req.on('error', () => {})
+  // A body nobody has started reading (an answer decided before it, as a failed key check): discard it from now on.
+  // Node dumps a request still unread when its response finishes, and a dumped request emits neither `data` nor
+  // `end`: the linger below could then not tell when the body has all arrived. (A body the multipart parser read
+  // and paused is not dumped; it gets the same listener below.)
+  if (req.readableFlowing === null) req.on('data', discard)
 
   // Node calls this once the `Connection: close` response has been written (see _http_server resOnFinish).
   socket.destroySoon = function lingeringClose(this: net.Socket) {
@@ -56,14 +82,10 @@ export function closeAfterResponse(ctx: Context, opts: LingerOptions = {}): void
       net.Socket.prototype.destroySoon.call(this)
       return
     }
+    answered = true
     lingerThenDestroy(this, lingerMs)
-    let drained = 0
-    req.on('error', () => {})
     req.on('end', () => this.destroy())
-    req.on('data', (chunk: Buffer) => {
-      drained += chunk.length
-      if (drained > maxDrainBytes) this.destroy()
-    })
+    if (!req.listeners('data').includes(discard)) req.on('data', discard)
     req.resume()
   }
 }

@@ -1,4 +1,5 @@
-import { DomainError, newId, parsePipelineDefinition, PipelineDefinition } from '@quire/domain'
+import { type DefinitionIssue, DomainError, newId, parsePipelineDefinition, PipelineDefinition } from '@quire/domain'
+import { resolveSchema } from '@quire/extraction'
 import { type Db, directQuery } from '@quire/db'
 import { recordEvents } from '../events/record-event.ts'
 
@@ -42,10 +43,34 @@ export async function ensurePlatformPipelines(db: Db): Promise<void> {
 
 function validDefinition(input: unknown) {
   const parsed = parsePipelineDefinition(input)
-  if (!parsed.ok) {
-    throw new DomainError('INVALID_DEFINITION', 'pipeline definition is invalid', { issues: parsed.issues })
+  const issues = parsed.ok ? undeclaredSchemas(parsed.definition) : parsed.issues
+  if (!parsed.ok || issues.length > 0) {
+    throw new DomainError('INVALID_DEFINITION', 'pipeline definition is invalid', { issues })
   }
   return parsed.definition
+}
+
+/**
+ * Every schema a definition routes documents to must exist: declared in `schemas` or built in (`invoice`,
+ * `generic`; DESIGN, Extraction). An unknown id would otherwise extract nothing for every document routed to it,
+ * while a submission naming an unknown `schema_id` is refused.
+ */
+function undeclaredSchemas(definition: PipelineDefinition): DefinitionIssue[] {
+  const known = (id: string) => resolveSchema(id, definition.schemas) !== null
+  const issues: DefinitionIssue[] = []
+  definition.document_types.forEach((t, i) => {
+    if (t.schema_id !== undefined && !known(t.schema_id))
+      issues.push({
+        path: `document_types.${i}.schema_id`,
+        message: `schema ${t.schema_id} is not declared or built in`,
+      })
+  })
+  if (!known(definition.routing.catch_all_schema_id))
+    issues.push({
+      path: 'routing.catch_all_schema_id',
+      message: `schema ${definition.routing.catch_all_schema_id} is not declared or built in`,
+    })
+  return issues
 }
 
 type PipelineWithVersions = Awaited<ReturnType<typeof loadPipeline>>

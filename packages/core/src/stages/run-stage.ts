@@ -249,6 +249,7 @@ async function commitRun(deps: StageDeps, run: StageRunState, end: RunEnd): Prom
 class StageRunState {
   private touched = new Set<string>()
   private notes: (DocumentNote & { at: Date })[] = []
+  private lastNoteMs = 0
   private runs = new Map<string, StageRun>()
   private events: EventInput[] = []
   /** Statuses the job passes through in memory, from the status it had at the last commit. */
@@ -329,6 +330,16 @@ class StageRunState {
     this.events.push(...events)
   }
 
+  /**
+   * A line of a document's history. A document's history reads in time order, so lines of stages a worker chains
+   * within the same millisecond get the next millisecond each: the order they happened in stays the order shown.
+   */
+  private note(n: DocumentNote & { at: Date }) {
+    const ms = Math.max(n.at.getTime(), this.lastNoteMs + 1)
+    this.lastNoteMs = ms
+    this.notes.push({ ...n, at: ms === n.at.getTime() ? n.at : new Date(ms) })
+  }
+
   /** Applies a stage's output to the job; says whether any document is left to go on with. */
   exit(stage: WorkerStage, output: StageOutput, cpuMs: number, at: Date): { ms: number; nothingLeft: boolean } {
     const job = this.job
@@ -344,9 +355,19 @@ class StageRunState {
         at,
         this.touched,
       )
-      this.notes.push({ documentId: f.documentId, type: 'failed', data: { stage, code: f.code, message }, at })
+      this.note({ documentId: f.documentId, type: 'failed', data: { stage, code: f.code, message }, at })
     }
-    for (const n of output.notes ?? []) this.notes.push({ ...n, at })
+    // A document's own history (DESIGN: a document carries `events`) starts with the stage that made it.
+    for (const w of output.documents ?? []) {
+      if ('create' in w)
+        this.note({
+          documentId: w.create.id,
+          type: 'created',
+          data: { stage, ...(w.create.parentId ? { parent_id: w.create.parentId } : {}) },
+          at,
+        })
+    }
+    for (const n of output.notes ?? []) this.note({ ...n, at })
     this.lastFailure = failed[0] ?? null
     const live = job.documents.filter((d) => d.status !== 'failed' && d.status !== 'split').length
     const nothingLeft = job.documents.length > 0 && live === 0
@@ -374,6 +395,20 @@ class StageRunState {
     })
     if (nothingLeft || !enabled) return { ms, nothingLeft }
     const exitedDocs = this.enteredDocs.get(stage)?.filter((d) => !failed.some((f) => f.documentId === d.id)) ?? null
+    // ... and records each per-document stage it came through, with what the stage decided about it.
+    for (const d of exitedDocs ?? []) {
+      const now = job.documents.find((x) => x.id === d.id)
+      this.note({
+        documentId: d.id,
+        type: 'stage_completed',
+        data: {
+          stage,
+          status: now?.status ?? d.status,
+          ...(stage === 'split_classify' ? { type: now?.type ?? null, schema_id: now?.schemaId ?? null } : {}),
+        },
+        at,
+      })
+    }
     const snapshot = { status: this.status, stage_now: stage }
     this.events.push(
       ...stageEvents(job, stage, 'exited', exitedDocs, snapshot, at),
