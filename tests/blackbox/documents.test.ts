@@ -106,6 +106,26 @@ describe('review', () => {
       event: 'review.approved',
       webhook_id: hook.body.id,
     })
+    // DESIGN: a document carries its event history: made in initialization, each per-document stage it came
+    // through (split_classify with its type and schema), parked, decided, delivered; in the order they happened.
+    const history = (await call(ctx.stack.baseUrl, 'GET', `/v1/documents/${docId}`, { key })).body.events as {
+      type: string
+      data: { stage?: string; type?: string; schema_id?: string }
+      at: string
+    }[]
+    expect(history.map((e) => (e.type === 'stage_completed' ? `${e.type}:${e.data.stage}` : e.type))).toEqual([
+      'created',
+      'stage_completed:parse',
+      'stage_completed:split_classify',
+      'stage_completed:extract',
+      'review_required',
+      'review_approve',
+      'delivered',
+    ])
+    expect(history[0]!.data).toMatchObject({ stage: 'initialization' })
+    expect(history[2]!.data).toMatchObject({ type: 'po', schema_id: 'po' })
+    const times = history.map((e) => Date.parse(e.at))
+    expect([...times].sort((a, b) => a - b)).toEqual(times)
     const again = await call(ctx.stack.baseUrl, 'POST', `/v1/documents/${docId}/review`, {
       key,
       json: { action: 'reject' },
