@@ -50,7 +50,12 @@ export const validateStage: StageExecutor = {
         data: { problems: v.problems },
       })),
       documents: parked.map((v) => ({ update: v.doc.id, set: { status: 'in_review' } })),
-      notes: parked.map((v) => ({ documentId: v.doc.id, type: 'review_required', data: { problems: v.problems } })),
+      // Each document's history: parked with its problems, or through validate like a per-document stage.
+      notes: verdicts.map((v) =>
+        v.problems.length > 0
+          ? { documentId: v.doc.id, type: 'review_required', data: { problems: v.problems } }
+          : { documentId: v.doc.id, type: 'stage_completed', data: { stage: 'validate', status: v.doc.status } },
+      ),
     }
   },
 }
