@@ -11,7 +11,14 @@ export {
   stagePosition,
 } from './stages.ts'
 export type { Stage, WorkerStage } from './stages.ts'
-export { JOB_STATUSES, FINAL_JOB_STATUSES, isFinalStatus, canTransition, isCancellable } from './job-status.ts'
+export {
+  JOB_STATUSES,
+  FINAL_JOB_STATUSES,
+  isFinalStatus,
+  endedWithoutResult,
+  canTransition,
+  isCancellable,
+} from './job-status.ts'
 export type { JobStatus } from './job-status.ts'
 export { newId, documentIdFor, childDocumentIdFor, holdIdFor, jobIdOfDocumentId } from './ids.ts'
 export { creditsForPages } from './credits.ts'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { canTransition, FINAL_JOB_STATUSES, isCancellable, JOB_STATUSES } from './job-status.ts'
+import { canTransition, endedWithoutResult, FINAL_JOB_STATUSES, isCancellable, JOB_STATUSES } from './job-status.ts'
 
 describe('job state machine', () => {
   it('final statuses (spec Form B table) have no way out', () => {
@@ -15,5 +15,8 @@ describe('job state machine', () => {
   })
   it('cancel applies to every non-final status', () => {
     expect(JOB_STATUSES.filter(isCancellable)).toEqual(JOB_STATUSES.filter((s) => !FINAL_JOB_STATUSES.includes(s)))
+  })
+  it('cancelled, failed and timed-out jobs ended without a result; completed ones did not, nor running ones', () => {
+    expect(JOB_STATUSES.filter(endedWithoutResult)).toEqual(['failed', 'timed_out', 'cancelled'])
   })
 })

@@ -24,6 +24,10 @@ export const FINAL_JOB_STATUSES: readonly JobStatus[] = [
 
 export const isFinalStatus = (s: JobStatus): boolean => FINAL_JOB_STATUSES.includes(s)
 
+/** A job that ended without a result (cancelled, failed, timed out): nothing of it is delivered or charged any more. */
+export const endedWithoutResult = (s: JobStatus): boolean =>
+  isFinalStatus(s) && s !== 'completed' && s !== 'completed_with_errors'
+
 const RUNNING: readonly JobStatus[] = ['queued', 'preprocessing', 'processing', 'awaiting_review', 'blocked', 'partial']
 
 const TRANSITIONS: Record<JobStatus, readonly JobStatus[]> = {

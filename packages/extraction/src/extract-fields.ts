@@ -4,9 +4,8 @@ import { documentDateOrder, extractInvoice, INVOICE_FIELDS, toSource, type Invoi
 import { bestCandidate, collectCandidates, type FieldSpec } from './field-candidates.ts'
 import { toFieldValue } from './field-provenance.ts'
 import { INVOICE_FIELD_SPECS, INVOICE_STOP_LABELS } from './invoice-labels.ts'
-import { findAmounts, parseNumber } from './normalise-amount.ts'
-import { inferCurrency, normaliseCurrency } from './normalise-currency.ts'
-import { findDates, type DateOrder } from './normalise-date.ts'
+import { inferCurrency } from './normalise-currency.ts'
+import { normaliseFieldValue, type DateReading } from './normalise-field-value.ts'
 import {
   NOT_FOUND,
   type ExtractedFields,
@@ -45,11 +44,7 @@ function specFor(field: FieldDefinition): FieldSpec {
 }
 
 /** A value caught by a field's `pattern`, normalised to the field's type; null when it does not normalise. */
-function fromPattern(
-  source: DocumentSource,
-  field: FieldDefinition,
-  order: { order?: DateOrder; guessed: boolean },
-): FieldValue | null {
+function fromPattern(source: DocumentSource, field: FieldDefinition, order: DateReading): FieldValue | null {
   const found = patternValue(source.text, field, order)
   if (!found) return null
   const where = toFieldValue({ ...found.at, value: 0, confidence: 0, currency: null, hit: null }, source)
@@ -60,7 +55,7 @@ function fromPattern(
 function patternValue(
   text: string,
   field: FieldDefinition,
-  order: { order?: DateOrder; guessed: boolean },
+  order: DateReading,
 ): { value: FieldValue; at: { index: number; length: number } } | null {
   if (!field.pattern) return null
   let re: RegExp
@@ -79,29 +74,9 @@ function patternValue(
   return value ? { value, at } : null
 }
 
-function typedPatternValue(
-  raw: string,
-  field: FieldDefinition,
-  order: { order?: DateOrder; guessed: boolean },
-): FieldValue | null {
-  switch (field.type) {
-    case 'string':
-      return { value: raw, confidence: 0.95 }
-    case 'date': {
-      const date = findDates(raw, order)[0]
-      return date ? { value: date.value, confidence: conf(0.95 * date.quality) } : null
-    }
-    case 'amount':
-    case 'number': {
-      const amount = findAmounts(raw)[0]?.value ?? parseNumber(raw.replace(/[^\d.,]/g, ''))
-      if (amount === null || amount === undefined) return null
-      return { value: /^\s*[-−(]/.test(raw) && amount > 0 ? -amount : amount, confidence: 0.95 }
-    }
-    case 'currency': {
-      const code = normaliseCurrency(raw)
-      return code ? { value: code, confidence: 0.95 } : null
-    }
-  }
+function typedPatternValue(raw: string, field: FieldDefinition, order: DateReading): FieldValue | null {
+  const typed = normaliseFieldValue(raw, field.type, order)
+  return typed ? { value: typed.value, confidence: conf(0.95 * typed.quality) } : null
 }
 
 /**

@@ -53,4 +53,5 @@ export {
 export { normaliseDate, findDates, inferDateOrder, type DateOrder, type FoundDate } from './normalise-date.ts'
 export { normaliseAmount, findAmounts, parseNumber, type FoundAmount } from './normalise-amount.ts'
 export { normaliseCurrency, inferCurrency, ISO_4217_CODES } from './normalise-currency.ts'
+export { normaliseFieldValue, type DateReading } from './normalise-field-value.ts'
 export { createParsePool, type ParseOutcome, type ParsePool, type ParsePoolOptions } from './parse-pool.ts'

@@ -27,6 +27,13 @@ describe('a reviewer\'s corrections (DESIGN: "corrected data is re-validated"; E
     })
   })
 
+  it('reads a written value exactly as extraction reads it: "(12.50)" is a credit of -12.5, "5 March 2026" a date', () => {
+    expect(correctedValues('po', definition, { total: '(12.50)', ordered: '5 March 2026' })).toEqual({
+      total: { value: -12.5, confidence: 1 },
+      ordered: { value: '2026-03-05', confidence: 1 },
+    })
+  })
+
   it('reads a field corrected to null as not found: {value: null, confidence: 0}', () => {
     expect(correctedValues('po', definition, { po_number: null })).toEqual({
       po_number: { value: null, confidence: 0 },

@@ -1,5 +1,5 @@
 import { DomainError, type PipelineDefinition } from '@quire/domain'
-import { normaliseAmount, normaliseCurrency, normaliseDate, resolveSchema } from '@quire/extraction'
+import { type FieldType, normaliseFieldValue, resolveSchema } from '@quire/extraction'
 
 export type FieldValue = { value: string | number | null; confidence: number }
 
@@ -16,7 +16,7 @@ export function correctedValues(
   corrections: Record<string, string | number | null>,
 ): Record<string, FieldValue> {
   const schema = resolveSchema(schemaId, definition.schemas)
-  const fields = new Map((schema?.fields ?? []).map((f) => [f.name, f.type]))
+  const fields = new Map<string, FieldType>((schema?.fields ?? []).map((f) => [f.name, f.type]))
   const out: Record<string, FieldValue> = {}
   for (const [name, value] of Object.entries(corrections)) {
     if (fields.size > 0 && !fields.has(name)) {
@@ -41,16 +41,11 @@ export function correctedValues(
   return out
 }
 
-function normalise(type: string, value: string | number): string | number | null {
-  switch (type) {
-    case 'amount':
-    case 'number':
-      return typeof value === 'number' ? (Number.isFinite(value) ? value : null) : normaliseAmount(value)
-    case 'date':
-      return typeof value === 'string' ? normaliseDate(value) : null
-    case 'currency':
-      return typeof value === 'string' ? normaliseCurrency(value) : null
-    default:
-      return String(value)
+/** A typed number stands as it is for a numeric field and as written for a string one; text is read as extraction reads it. */
+function normalise(type: FieldType, value: string | number): string | number | null {
+  if (typeof value === 'number') {
+    if (type === 'amount' || type === 'number') return Number.isFinite(value) ? value : null
+    return type === 'string' ? String(value) : null
   }
+  return normaliseFieldValue(value, type)?.value ?? null
 }

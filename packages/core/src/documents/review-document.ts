@@ -1,4 +1,4 @@
-import { DomainError, isFinalStatus, newId, PipelineDefinition } from '@quire/domain'
+import { DomainError, endedWithoutResult, isFinalStatus, newId, PipelineDefinition } from '@quire/domain'
 import type { Db, Tx } from '@quire/db'
 import { outbox, type Priority } from '@quire/queues'
 import { recordEvents } from '../events/record-event.ts'
@@ -8,8 +8,6 @@ import { lockJob, transitionJob } from '../jobs/job-transitions.ts'
 import { PARKED_DOCUMENT_STATUSES, reviewProblems } from '../stages/validate.stage.ts'
 
 export type ReviewAction = 'approve' | 'reject' | 'escalate'
-
-const ENDED_WITHOUT_RESULT: readonly string[] = ['cancelled', 'failed', 'timed_out']
 
 /**
  * A reviewer's decision on a document parked for review.
@@ -45,7 +43,7 @@ export async function reviewDocument(opts: {
     }
     // A job that ended without completing (cancelled, failed, timed out) takes no more decisions: nothing of it is
     // delivered or charged any more. A completed Form A job still does (it completes while documents are in review).
-    if (ENDED_WITHOUT_RESULT.includes(jobStatus)) {
+    if (endedWithoutResult(jobStatus)) {
       throw new DomainError('DOCUMENT_NOT_IN_REVIEW', `the document's job is ${jobStatus}; it takes no review`)
     }
     const job = await tx.job.findUniqueOrThrow({ where: { id: jobId } })

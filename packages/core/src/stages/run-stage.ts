@@ -394,10 +394,12 @@ class StageRunState {
         : null,
     })
     if (nothingLeft || !enabled) return { ms, nothingLeft }
-    const exitedDocs = this.enteredDocs.get(stage)?.filter((d) => !failed.some((f) => f.documentId === d.id)) ?? null
+    const failedIds = new Set(failed.map((f) => f.documentId))
+    const exitedDocs = this.enteredDocs.get(stage)?.filter((d) => !failedIds.has(d.id)) ?? null
     // ... and records each per-document stage it came through, with what the stage decided about it.
+    const docsNow = exitedDocs?.length ? new Map(job.documents.map((x) => [x.id, x])) : null
     for (const d of exitedDocs ?? []) {
-      const now = job.documents.find((x) => x.id === d.id)
+      const now = docsNow?.get(d.id)
       this.note({
         documentId: d.id,
         type: 'stage_completed',
