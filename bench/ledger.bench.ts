@@ -1,9 +1,11 @@
 // Credit reservations per second on ONE hot workspace under contention: the ledger's reservation (balance + spending
 // cap checked by a conditional UPDATE, hold row, double-entry row) against a bare
 // `UPDATE ... SET available = available - x WHERE available >= x` loop, same pool, same concurrency, same run.
-// The headline row is the ledger's reservation for callers that reserve on their own, CreditReserver: concurrent
-// reservations of one workspace go as one statement and one commit (group commit). Beside it, reserveCredits one call
-// per reservation (the statement a submission's `submit_job` makes inside its own call), against the same bare UPDATE.
+// The headline row is reserveCredits, one call per reservation: the statement a submission's `submit_job` makes inside
+// its own call, so the reservation every job pays. Beside it, CreditReserver against the same bare UPDATE: concurrent
+// reservations of one workspace as one statement and one commit (group commit). No submission goes through it today
+// (a submission reserves inside its own statement, and grouping whole submissions measured too small a gain:
+// bench/README.md, the 18:47 session); the row shows what grouping buys a caller that reserves on its own.
 // Knobs: BENCH_CONCURRENCY (16); rounds and seconds per variant follow --quick. Interleaved rounds, medians.
 // Target: the ledger's reservation ≥ 0.8× the bare UPDATE. Both sides send their statements as production sends a
 // reservation (`submit_job` through directQuery): node-postgres on the client's pool, prepared per connection, no
@@ -101,13 +103,13 @@ const refFirstWs = await hotWorkspace('bench-reference-bare-first')
 const refLastWs = await hotWorkspace('bench-reference-bare-last')
 
 const reserver = new CreditReserver(sql)
+const ONE_CALL = 'ledger reserveCredits one call each, as a submission reserves (autocommit)'
+const GROUPED = 'ledger reservations grouped per workspace (CreditReserver, autocommit; no submission uses it)'
 
 const variants: Record<string, () => Promise<boolean>> = {
   'bare UPDATE ... WHERE available >= x': () => bareUpdate(sql, bareWs),
-  'ledger reservations grouped per workspace (CreditReserver, autocommit)': async () =>
-    (await reserver.reserve({ workspaceId: groupedWs, jobId: newId('job'), amount: 1 })).ok,
-  'ledger reserveCredits (autocommit)': async () =>
-    (await reserveCredits(sql, { workspaceId: ledgerWs, jobId: newId('job'), amount: 1 })).ok,
+  [GROUPED]: async () => (await reserver.reserve({ workspaceId: groupedWs, jobId: newId('job'), amount: 1 })).ok,
+  [ONE_CALL]: async () => (await reserveCredits(sql, { workspaceId: ledgerWs, jobId: newId('job'), amount: 1 })).ok,
   'ledger reserveCredits in a transaction (as createJob)': async () =>
     (await directTransaction(db, (tx) => reserveCredits(tx, { workspaceId: txWs, jobId: newId('job'), amount: 1 }))).ok,
   // Where the reservation sits in a transaction decides how long the hot row stays locked.
@@ -159,8 +161,8 @@ for (let r = 0; r < rounds; r++) {
 // and in each transaction shape with the bare UPDATE where the reservation was (BEGIN, COMMIT and the job's rows cost
 // both sides the same, so only the reservation's own cost is in the ratio).
 const baselineOf: Record<string, string> = {
-  'ledger reservations grouped per workspace (CreditReserver, autocommit)': 'bare UPDATE ... WHERE available >= x',
-  'ledger reserveCredits (autocommit)': 'bare UPDATE ... WHERE available >= x',
+  [ONE_CALL]: 'bare UPDATE ... WHERE available >= x',
+  [GROUPED]: 'bare UPDATE ... WHERE available >= x',
   'ledger reserveCredits in a transaction (as createJob)': 'reference: bare UPDATE in a transaction',
   'createJob-like transaction, reserve first': 'reference: bare UPDATE first in a createJob-like transaction',
   'createJob-like transaction, reserve last': 'reference: bare UPDATE last in a createJob-like transaction',
@@ -189,10 +191,8 @@ const alongside = (name: string) => {
   return `host CPU ${(busy * 100).toFixed(0)}% busy, PostgreSQL ${postgresMs.toFixed(3)} ms CPU per operation`
 }
 console.log(`  alongside, the bare UPDATE: ${alongside('bare UPDATE ... WHERE available >= x')}`)
-console.log(
-  `  alongside, CreditReserver: ${alongside('ledger reservations grouped per workspace (CreditReserver, autocommit)')}`,
-)
-console.log(`  alongside, reserveCredits (autocommit): ${alongside('ledger reserveCredits (autocommit)')}`)
+console.log(`  alongside, CreditReserver: ${alongside(GROUPED)}`)
+console.log(`  alongside, reserveCredits (autocommit): ${alongside(ONE_CALL)}`)
 for (const [name, list] of Object.entries(runs)) {
   if (!name.startsWith('reference')) continue
   const ops = median(list)
