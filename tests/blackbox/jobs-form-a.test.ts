@@ -188,6 +188,11 @@ describe('Form A submit', () => {
     expect(seen.sort()).toEqual(all.body.data.map((j: { id: string }) => j.id).sort())
     const both = await call(stack.baseUrl, 'GET', '/v1/jobs?limit=100&status=completed,failed', { key })
     expect(both.body.data.map((j: { id: string }) => j.id)).toContain(r.body.id)
+    // The parameter repeated reads as the same list.
+    const repeated = await call(stack.baseUrl, 'GET', '/v1/jobs?limit=100&status=completed&status=failed', { key })
+    expect(repeated.body.data.map((j: { id: string }) => j.id).sort()).toEqual(
+      both.body.data.map((j: { id: string }) => j.id).sort(),
+    )
     for (const formB of ['queued', 'completed_with_errors']) {
       const bad = await call(stack.baseUrl, 'GET', `/v1/jobs?status=${formB}`, { key })
       expect(bad.status).toBe(400)

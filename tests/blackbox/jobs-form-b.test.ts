@@ -165,6 +165,9 @@ describe('Form B submit', () => {
       })
     }
     expect(r.body[0].result.documents[0].data.invoice_number.value).toBe('INV-2026-0042')
+    // GET's include as a list parameter repeated reads the same as the comma-separated one.
+    const repeated = await get(key, r.body[0].job_id, 'stages&include=result')
+    expect(repeated.body).toMatchObject({ stages: expect.any(Array), result: { documents: expect.any(Array) } })
   })
 })
 

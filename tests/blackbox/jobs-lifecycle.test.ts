@@ -134,6 +134,10 @@ describe('retention (spec: 24 h, then job_expired)', () => {
         30_000,
       )
       expect(expired.body.error).toMatchObject({ code: 'job_expired', message: expect.any(String) })
+      // A list offers only what can be read: the expired job is no longer listed.
+      const listed = await call(s.baseUrl, 'GET', '/v1/jobs?limit=100', { key })
+      expect(listed.status).toBe(200)
+      expect(listed.body.data.map((j: { id?: string; job_id?: string }) => j.id ?? j.job_id)).not.toContain(jobId)
       // Spec (Limits): "result and documents are deleted and reads return job_expired", a document's read too.
       const doc = await call(s.baseUrl, 'GET', `/v1/documents/${docId}`, { key })
       expect(doc.status).toBe(410)

@@ -119,6 +119,8 @@ describe('route declarations are enforced', () => {
     const { get, logged } = await serve(true)
     expect(await get('/t/query?n=3')).toEqual({ status: 200, body: { n: 3 } })
     expect(await get('/t/query?n=0')).toMatchObject({ status: 400, body: { error: 'INVALID_PARAMETER' } })
+    // A repeated single-valued parameter is refused, not silently read as its first value.
+    expect(await get('/t/query?n=3&n=4')).toMatchObject({ status: 400, body: { error: 'INVALID_PARAMETER' } })
     expect(logged).not.toContain('response not declared by its route')
   })
 

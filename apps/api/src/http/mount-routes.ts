@@ -233,8 +233,13 @@ function chooseBody(ctx: Ctx, bodies: BodySpec[]): BodySpec {
   throw new DomainError('UNSUPPORTED_MEDIA_TYPE', `send ${accepted.join(', or ')}`)
 }
 
+/**
+ * A parameter given more than once reads as its values joined by commas, as a list parameter writes them
+ * (`include=stages&include=result` is `include=stages,result`); a single-valued one then fails its own check (400)
+ * instead of one of the values being dropped without a word.
+ */
 function singleValues(query: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
-  return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, first(v)]))
+  return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : v]))
 }
 
 function undeclared(deps: AppDeps, spec: RouteSpec, what: { status?: number; code?: string }) {

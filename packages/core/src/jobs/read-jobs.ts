@@ -20,7 +20,10 @@ export type JobListFilters = {
   createdBefore?: Date
 }
 
-/** Newest first, keyset-paginated (see @quire/db keyset). */
+/**
+ * Newest first, keyset-paginated (see @quire/db keyset). Jobs past retention are not listed: their result and
+ * documents are gone and a read of them answers job_expired, so a list never offers what cannot be read.
+ */
 export async function listJobs(opts: {
   db: Db
   workspaceId: string
@@ -29,7 +32,7 @@ export async function listJobs(opts: {
   filters: JobListFilters
 }): Promise<{ data: JobView[]; nextCursor: string | null; hasMore: boolean }> {
   const f = opts.filters
-  const and: Prisma.JobWhereInput[] = [{ workspaceId: opts.workspaceId }]
+  const and: Prisma.JobWhereInput[] = [{ workspaceId: opts.workspaceId }, { expiredAt: null }]
   if (f.status?.length) and.push({ status: { in: f.status } })
   if (f.pipelineId) and.push({ pipelineId: f.pipelineId })
   if (f.sourceTag) and.push({ sourceTag: f.sourceTag })
