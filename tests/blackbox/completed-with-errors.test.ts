@@ -74,6 +74,14 @@ describe('Form A batch with one bad file', () => {
     expect(done.body.trace).toContainEqual({ stage: 'init', ms: expect.any(Number), ok: false })
     const doc = await call(ctx.stack.baseUrl, 'GET', `/v1/documents/${good.id}`, { key })
     expect(doc.body.data.invoice_number.value).toBe('INV-2026-0042')
+    expect(doc.body.error).toBeUndefined()
+    // The failed document carries its error, and its history reads in order: created, then failed.
+    const badDoc = await call(ctx.stack.baseUrl, 'GET', `/v1/documents/${bad.id}`, { key })
+    expect(badDoc.body).toMatchObject({
+      status: 'failed',
+      error: { code: expect.any(String), message: expect.stringContaining(truncatedPdf.name) },
+    })
+    expect(badDoc.body.events.map((e: { type: string }) => e.type)).toEqual(['created', 'failed'])
     // Spec: job.completed fires for a job finished as completed_with_errors.
     // The webhook is also the destination exit binding: wait for the job event itself, whichever arrives first.
     const event = await ctx.receiver.waitFor(

@@ -106,6 +106,13 @@ describe('Form A submit', () => {
     ])
     expect(tooMany.status).toBe(400)
     expect(tooMany.body.error).toBe('INVALID_METADATA')
+    // DESIGN: metadata is "one multipart field". Sent twice, neither copy is silently dropped: 400, no job.
+    const twice = fileForm('file', [{ name: 'a.pdf', bytes: await invoicePdf() }], { pipeline_id: pipelineId })
+    twice.append('metadata', '{"a":"1"}')
+    twice.append('metadata', '{"b":"2"}')
+    const repeated = await call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: twice })
+    expect(repeated.status).toBe(400)
+    expect(repeated.body).toMatchObject({ error: 'INVALID_PARAMETER', message: expect.stringContaining('metadata') })
     const after = await call(stack.baseUrl, 'GET', '/v1/jobs?limit=100', { key })
     expect(after.body.data.length).toBe(before.body.data.length)
   })

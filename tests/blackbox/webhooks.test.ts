@@ -116,6 +116,19 @@ describe('creating webhooks', () => {
       const reservedCredential = await make(credential)
       expect(reservedCredential.status).toBe(422)
       expect(reservedCredential.body.error).toBe('RESERVED_HEADER')
+      if (form === 'A') {
+        // A static header of the credential's own name would be replaced by the credential on every delivery.
+        const clash = await make({
+          auth_type: 'BASIC',
+          auth: { username: 'u', password: 'p' },
+          headers: { authorization: 'Bearer x' },
+        })
+        expect(clash.status).toBe(422)
+        expect(clash.body).toMatchObject({
+          error: 'RESERVED_HEADER',
+          message: expect.stringContaining('authorization'),
+        })
+      }
       const ev = await make({ events: ['no.such.event'] })
       expect(ev.status).toBe(422)
       expect(ev.body.error).toBe('INVALID_EVENT')

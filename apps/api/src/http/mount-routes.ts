@@ -210,7 +210,11 @@ async function answer(
       for (const f of allFilesOf(ctx)) rejectBadText(f.originalFilename ?? '', 'file name')
       const values: Record<string, string | undefined> = {}
       for (const name of Object.keys(chosen.fields.shape)) {
-        values[name] = first(fields[name]) ?? (chosen.fieldsInQuery ? first(ctx.query[name]) : undefined)
+        const given = [...asList(fields[name]), ...(chosen.fieldsInQuery ? asList(ctx.query[name]) : [])]
+        // One value per parameter: a second one (the field repeated, or sent in the form and in the query) is
+        // refused rather than one of them being dropped without a word.
+        if (given.length > 1) throw new DomainError('INVALID_PARAMETER', `${name}: given ${given.length} times`)
+        values[name] = first(given[0])
       }
       reply = await handle(input(parseInput(chosen.fields, values), 'multipart'))
     })
@@ -238,6 +242,8 @@ function chooseBody(ctx: Ctx, bodies: BodySpec[]): BodySpec {
  * (`include=stages&include=result` is `include=stages,result`); a single-valued one then fails its own check (400)
  * instead of one of the values being dropped without a word.
  */
+const asList = (v: unknown): unknown[] => (v === undefined ? [] : Array.isArray(v) ? v : [v])
+
 function singleValues(query: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
   return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : v]))
 }

@@ -18,6 +18,10 @@ export const Document = z
     pages: z.array(z.number().int().min(1)),
     metadata: z.record(z.string(), z.unknown()),
     data: ExtractedData,
+    error: z
+      .object({ code: z.string(), message: z.string() })
+      .optional()
+      .describe('Why the document failed; present only when its status is `failed`.'),
     events: z
       .array(z.object({ type: z.string(), data: z.unknown(), at: Timestamp }))
       .describe('Event history, oldest first.'),

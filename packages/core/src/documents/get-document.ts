@@ -24,6 +24,7 @@ export async function getDocument(opts: { db: Db; workspaceId: string; documentI
     pages: d.pages,
     metadata: d.metadata ?? {},
     data: d.data ?? {},
+    ...(d.status === 'failed' && d.errorCode ? { error: { code: d.errorCode, message: d.errorMessage ?? '' } } : {}),
     events: d.events.map((e) => ({ type: e.type, data: e.data ?? {}, at: e.createdAt.toISOString() })),
     created_at: d.createdAt.toISOString(),
     updated_at: d.updatedAt.toISOString(),

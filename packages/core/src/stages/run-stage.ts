@@ -346,6 +346,17 @@ class StageRunState {
     const enabled = this.enabled(stage)
     this.stagesExited++
     applyDocumentWrites(job, output.documents ?? [], at, this.touched)
+    // A document's own history (DESIGN: a document carries `events`) starts with the stage that made it, before
+    // anything that stage then says of it (a split child failed in the same stage reads created, then failed).
+    for (const w of output.documents ?? []) {
+      if ('create' in w)
+        this.note({
+          documentId: w.create.id,
+          type: 'created',
+          data: { stage, ...(w.create.parentId ? { parent_id: w.create.parentId } : {}) },
+          at,
+        })
+    }
     const failed = output.failedDocuments ?? []
     for (const f of failed) {
       const message = clientMessage(f.message, stage)
@@ -356,16 +367,6 @@ class StageRunState {
         this.touched,
       )
       this.note({ documentId: f.documentId, type: 'failed', data: { stage, code: f.code, message }, at })
-    }
-    // A document's own history (DESIGN: a document carries `events`) starts with the stage that made it.
-    for (const w of output.documents ?? []) {
-      if ('create' in w)
-        this.note({
-          documentId: w.create.id,
-          type: 'created',
-          data: { stage, ...(w.create.parentId ? { parent_id: w.create.parentId } : {}) },
-          at,
-        })
     }
     for (const n of output.notes ?? []) this.note({ ...n, at })
     this.lastFailure = failed[0] ?? null

@@ -72,8 +72,16 @@ export async function createWebhook(
   const headers = opts.headers ?? {}
   // The receiver credential's header obeys the static headers' rule (spec: `X-Service-` names are reserved): a key
   // sent as X-Service-Signature would be overwritten by the signature, the credential silently lost.
-  const reserved = assertNoReservedHeaders({ ...headers, ...buildAuthHeaders(opts.auth) })
+  const credential = buildAuthHeaders(opts.auth)
+  const reserved = assertNoReservedHeaders({ ...headers, ...credential })
   if (!reserved.ok) throw new DomainError('RESERVED_HEADER', reserved.reason)
+  // A static header of the credential's name would be replaced by the credential on every delivery: refused, not
+  // accepted and then dropped.
+  const credentialNames = new Set(Object.keys(credential).map((n) => n.toLowerCase()))
+  const clash = Object.keys(headers).find((n) => credentialNames.has(n.toLowerCase()))
+  if (clash) {
+    throw new DomainError('RESERVED_HEADER', `header ${clash} carries the webhook's ${opts.auth.type} credential`)
+  }
   const exists = await opts.db.webhook.findUnique({
     where: { workspaceId_name: { workspaceId: opts.workspaceId, name: opts.name } },
   })
