@@ -27,6 +27,13 @@ describe('Form A data.job snapshot', () => {
     expect(job).toMatchObject({ job_id: 'job_1', status: 'processing', stage_now: 'parse' })
     expect(job.completed_at).toBeUndefined()
     expect(job.trace.map((t) => t.stage)).toEqual(['init', 'parse'])
+    // Its documents were not completed yet either (destination completes them).
+    expect(jobs.completed!.documents.some((d) => d.status === 'completed')).toBe(true)
+    expect(job.documents).toEqual(
+      jobs.completed!.documents.map((d) =>
+        expect.objectContaining({ id: d.id, status: d.status === 'completed' ? 'processing' : d.status }),
+      ),
+    )
   })
 
   it('destination.exited, the job-complete signal, shows the finished job with its final status', () => {

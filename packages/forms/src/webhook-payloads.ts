@@ -49,7 +49,7 @@ export function buildFormAPayload(opts: {
 /**
  * The job as it stood when a stage exited, for `data.job`: the status (and stage) the event recorded, and nothing the
  * job did after it (a fan-out may run once the job has finished): no `completed_at` and no later stages in `trace`
- * while the recorded status is not final. `destination.exited` is the spec's clean job-complete signal and commits
+ * while the recorded status is not final, no document completed yet. `destination.exited` is the spec's clean job-complete signal and commits
  * with the job's completion, so a finished job's snapshot there carries its final status.
  */
 function snapshotOf(
@@ -68,6 +68,8 @@ function snapshotOf(
     stageNow: recorded.stage_now ?? job.stageNow,
     completedAt: null,
     stages: job.stages.filter((s) => stagePosition(s.stage) <= upTo),
+    // A document is completed by destination, the last stage: before the job has finished it was still processing.
+    documents: job.documents.map((d) => (d.status === 'completed' ? { ...d, status: 'processing' } : d)),
   }
 }
 
