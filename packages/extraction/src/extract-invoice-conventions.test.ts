@@ -114,4 +114,64 @@ describe('extractInvoice: conventions of other languages and of till slips', () 
     expect(inferCurrency('Shop 4, MG Road\nPune 411001\nTOTAL 120.00')?.code).toBe('INR')
     expect(inferCurrency('TOTAL 120.00')).toBeNull()
   })
+
+  it('reads a number label next to its noun, not across a column gap: "FACTURA   Nº factura   F-26-0042"', () => {
+    const f = extractInvoice(
+      'Talleres S.L.\nFACTURA   Nº factura   F-26-0042\nFecha   05/03/2026\nTotal factura   1.210,00 €',
+    )
+    expect(f.invoice_number.value).toBe('F-26-0042')
+  })
+
+  it('takes a column header "Numero" with its value in the row below, but not a folio inside a registry note', () => {
+    const f = extractInvoice(
+      'Conti S.p.A.   FATTURA\n\nNumero   Data   Cod. cliente\n42/A   05/03/2026   HN-007\n\nTotale documento   € 1.220,00\n' +
+        'Iscritta al Registro, tomo 1234, folio 56',
+    )
+    expect(f.invoice_number.value).toBe('42/A')
+  })
+
+  it('reads what is left to pay after a deposit as the total due, not the total before it', () => {
+    const f = extractInvoice(
+      'Invoice No INV-7\nSubtotal   $4,423.44\nTax (0%)   $0.00\nTotal   $4,423.44\n' +
+        'Deposit received 02/10/2026   $-1,000.00\nBalance Due   $3,423.44',
+    )
+    expect(f.amount.value).toBe(3423.44)
+    // A paid receipt's balance of nothing leaves the total.
+    const paid = extractInvoice('Subtotal $40.00\nTax $10.00\nTotal $50.00\nAmount Paid $50.00\nBalance Due $0.00')
+    expect(paid.amount.value).toBe(50)
+  })
+
+  it('reads Swiss, Dutch and Belgian net and gross labels (exkl./inkl. MWST, excl. BTW, HTVA/TVAC)', () => {
+    const ch = extractInvoice(
+      "Rechnung Nr. R-1\nTotal exkl. MWST   CHF 13'932.85\nMWST 8.1%   CHF 1'128.56\nTotal inkl. MWST   CHF 15'061.41",
+    )
+    expect([ch.amount_untaxed.value, ch.tax.value, ch.amount.value]).toEqual([13932.85, 1128.56, 15061.41])
+    const nl = extractInvoice(
+      'Factuurnummer F-9\nTotaal excl. BTW   € 1.000,00\nBTW 21%   € 210,00\nTe betalen   € 1.210,00',
+    )
+    expect(nl.amount_untaxed.value).toBe(1000)
+    const be = extractInvoice('Facture N° 12\nTotal HTVA   1.000,00 €\nTVA 21 %   210,00 €\nTotal TVAC   1.210,00 €')
+    expect([be.amount_untaxed.value, be.amount.value]).toEqual([1000, 1210])
+  })
+
+  it('reads due dates written as a payment deadline in German, French and Italian', () => {
+    expect(extractInvoice('Rechnung Nr. 5\nDatum 05.03.2026\nZahlungsziel   19.03.2026').due_date.value).toBe(
+      '2026-03-19',
+    )
+    expect(extractInvoice('Facture N° 5\nDate 05/03/2026\nDate limite de paiement : 04/04/2026').due_date.value).toBe(
+      '2026-04-04',
+    )
+    expect(extractInvoice('Fattura n. 5\nData 05/03/2026\nPagamento entro il 4 aprile 2026').due_date.value).toBe(
+      '2026-04-04',
+    )
+  })
+
+  it('takes a letterhead whose legal form ends in a full stop as the issuer, not the addressee block', () => {
+    const f = extractInvoice(
+      'Termoidraulica Bianchi & Figli S.n.c.   FATTURA\nCorso Francia 120, 10143 Torino\n\nNumero   Data\n' +
+        '2026/FE/0042   05/03/2026\n\nDESTINATARIO\nc/o Studio Amministrazioni Ferri\nVia Roma 15\n\n' +
+        'Totale documento   € 1.220,00',
+    )
+    expect(f.issuer.value).toBe('Termoidraulica Bianchi & Figli S.n.c.')
+  })
 })

@@ -6,7 +6,7 @@ import { findDates } from './normalise-date.ts'
 import { trimTrailingPunctuation, type Cell, type TextDoc } from './text-lines.ts'
 
 const COMPANY_SUFFIX_ANY_CASE =
-  /(?<![\p{L}])(?:ltd|limited|llc|l\.l\.c\.|inc|incorporated|corp|corporation|co\.|company|gmbh|e\.\s?k|e\.\s?v|sarl|sas|s\.a\.|s\.l\.|srl|s\.r\.l\.|spa|s\.p\.a\.|b\.v\.|n\.v\.|pty|plc|llp|a\/s|aps|kft|sp\. z o\.o\.|oü|group|holdings|partners|associates|studio|services|solutions|consulting|technologies)(?![\p{L}])\.?/iu
+  /(?<![\p{L}])(?:ltd|limited|llc|l\.l\.c\.|inc|incorporated|corp|corporation|co\.|company|gmbh|e\.\s?k|e\.\s?v|sarl|sas|s\.a\.|s\.l\.|srl|s\.r\.l\.|spa|s\.p\.a\.|s\.n\.c\.|snc|s\.a\.s\.|s\.a\. de c\.v\.|s\. de r\.l\.|b\.v\.|n\.v\.|pty|plc|llp|a\/s|aps|kft|sp\. z o\.o\.|oü|group|holdings|partners|associates|studio|services|solutions|consulting|technologies)(?![\p{L}])\.?/iu
 const COMPANY_SUFFIX_UPPER = /(?<![\p{L}])(?:AG|KG|UG|SA|SL|AB|AS|BV|NV|OY|LP|SE)(?![\p{L}])/u
 const hasCompanySuffix = (text: string): boolean =>
   COMPANY_SUFFIX_ANY_CASE.test(text) || COMPANY_SUFFIX_UPPER.test(text)
@@ -39,7 +39,8 @@ function isCandidateText(text: string): boolean {
   if (text.includes(':') || CONTACT.test(text) || ADDRESS.test(text)) return false
   if (findDates(text).length > 0 || findAmounts(text).some((a) => a.quality === 1)) return false
   if (/^page\s+\d/i.test(text)) return false
-  if (/[.!?]$/.test(text) && text.split(/\s+/).length > 4) return false
+  // A sentence ends in a full stop; a company name may too, when its legal form does ("Bianchi & Figli S.n.c.").
+  if (/[.!?]$/.test(text) && text.split(/\s+/).length > 4 && !hasCompanySuffix(text)) return false
   return true
 }
 

@@ -4,10 +4,10 @@ import type { LabelSpec } from './label-matching.ts'
 const l = (weight: number, texts: string[], extra: Omit<LabelSpec, 'text' | 'weight'> = {}): LabelSpec[] =>
   texts.map((text) => ({ text, weight, ...extra }))
 
-const TAX_WORDS = '{VAT|Tax|Taxes|GST|Sales Tax|MwSt|USt|IVA|TVA}'
+const TAX_WORDS = '{VAT|Tax|Taxes|GST|Sales Tax|MwSt|USt|IVA|TVA|BTW}'
 /** After "Total"/"Amount": words that make it something other than the total due. */
 const NOT_TOTAL_AFTER =
-  /^[ \t]*(?:\(?[ \t]*)?(?:excl|exclusive|excluding|ex\b|before|net\b|without|w\/o|pre-?tax|ht\b|vat\b|tax\b|taxes\b|gst\b|items?\b|qty\b|quantity|hours?\b|weight|pages?\b|units?\b|paid\b|discount|savings|received|credit|lines?\b|weight|volume|kg\b)/i
+  /^[ \t]*(?:\(?[ \t]*)?(?:excl|exclusive|excluding|ex\b|exkl|ohne|zonder|htva\b|before|net\b|without|w\/o|pre-?tax|ht\b|vat\b|tax\b|taxes\b|gst\b|items?\b|qty\b|quantity|hours?\b|weight|pages?\b|units?\b|paid\b|discount|savings|received|credit|lines?\b|weight|volume|kg\b)/i
 /** Before "Total": "Sub-", "Sub " or "Net ". */
 const NOT_TOTAL_BEFORE = /(?:sub|net|sous)[ \t-]*$/i
 /** After a tax word: an identifier or a rate, not an amount. */
@@ -15,7 +15,7 @@ const NOT_TAX_AFTER =
   /^[ \t]*[.:]?[ \t]*(?:no\b|nr\b|n[°º]|number|#|id\b|ident|reg|registration|code|rate|exempt|invoice|point|period|summary|breakdown|details|analysis|%)/i
 /** Before a tax word: "incl."/"excl."/"before" or an opening parenthesis make it part of another label. */
 const NOT_TAX_BEFORE =
-  /(?:(?:^|[^A-Za-z])(?:incl?|including|inclusive of|excl?|excluding|exclusive of|ex|before|without|w\/o|net of|after)\.?|\()[ \t]*$/i
+  /(?:(?:^|[^A-Za-z])(?:incl?|including|inclusive of|excl?|excluding|exclusive of|ex|inkl|exkl|ohne|zonder|zzgl|before|without|w\/o|net of|after)\.?|\()[ \t]*$/i
 
 /**
  * A till slip's payment line ("CASH  50.00", "Bar EUR 20,00"): at the start of a line or cell and
@@ -62,12 +62,40 @@ export const INVOICE_FIELD_SPECS: readonly FieldSpec[] = [
         'Fattura No',
         'N. documento',
         'Numero documento',
+        'No factura',
+        'No de la factura',
+        // Credit notes carry their own number.
+        'Gutschrift-Nr',
+        'Gutschriftsnummer',
+        'Gutschrift No',
+        'Avoir No',
+        "No d'avoir",
+        "Numéro d'avoir",
+        'Nota de crédito No',
+        'Creditnota No',
+        'Creditnotanummer',
+        'Nota di credito n.',
       ]),
       ...l(0.9, ['Inv No', 'Inv. No', 'Bill No', 'Receipt No', 'Credit Note No', 'Document No', 'Doc No']),
+      // "Numéro: PP-2026-042", "Folio A-0042" (Mexico): the number alone, not "Número de cliente" or "Folio fiscal".
+      // At the start of a line or cell ("folio 56" inside a registry note is no invoice number), and not the first
+      // word of a longer label ("Número de cliente"); a column header ("Numero   Data") is one.
+      ...l(0.85, ['Numero', 'Numéro', 'Número', 'Folio'], { lineStart: true, notFollowedBy: /^[ \t]{0,2}[\p{L}']/u }),
       ...l(0.75, ['Invoice'], {
         notFollowedBy: /^[ \t]*(?:date|total|amount|to\b|address|period|due|for\b|from\b|summary|details)/i,
       }),
-      ...l(0.7, ['Reference', 'Ref', 'Ref No', 'Our Ref', 'Our Reference', 'Rechnung', 'Facture']),
+      ...l(0.7, [
+        'Reference',
+        'Ref',
+        'Ref No',
+        'Our Ref',
+        'Our Reference',
+        'Rechnung',
+        'Facture',
+        'Factura',
+        'Fattura',
+        'Factuur',
+      ]),
     ],
   },
   {
@@ -94,6 +122,11 @@ export const INVOICE_FIELD_SPECS: readonly FieldSpec[] = [
         "Date d'émission",
         'Date de la facture',
         'Belegdatum',
+        'Fecha factura',
+        'Date facture',
+        'Datum factuur',
+        'Rechnung vom',
+        'Facture du',
       ]),
       ...l(0.9, ['Date Issued', 'Issued On', 'Issued Date', 'Tax Point', 'Tax Point Date', 'Invoiced On']),
       ...l(0.8, ['Date', 'Dated', 'Issued', 'Datum', 'Fecha', 'Data', 'Rechnungsdatum/Leistungsdatum']),
@@ -121,6 +154,10 @@ export const INVOICE_FIELD_SPECS: readonly FieldSpec[] = [
         'Scadenza',
         'Data scadenza',
         'Fälligkeit',
+        'Date limite de paiement',
+        'Fecha límite de pago',
+        'Uiterste betaaldatum',
+        'Zahlungsziel',
       ]),
       ...l(0.9, [
         'Pay By',
@@ -132,6 +169,14 @@ export const INVOICE_FIELD_SPECS: readonly FieldSpec[] = [
         'Pay Before',
         'Payable Before',
         'Expiry Date',
+        'Date limite',
+        'Payable avant le',
+        'À payer avant le',
+        'À régler avant le',
+        'Pagamento entro il',
+        'Pagare entro il',
+        'Pagar antes del',
+        'Zahlbar bis zum',
       ]),
       ...l(0.75, ['Due', 'Fällig']),
     ],
@@ -204,8 +249,28 @@ export const INVOICE_FIELD_SPECS: readonly FieldSpec[] = [
         'Total Rounded',
         'Rounded Total',
         'Total after rounding',
+        // What is left after payments on account.
+        'Balance to Pay',
+        'Balance Payable',
+        'Balance Outstanding',
+        'Outstanding Balance',
+        'Amount Outstanding',
+        'Remaining Balance',
+        'Balance Remaining',
+        'Restbetrag',
+        'Noch zu zahlen',
+        'Reste à payer',
+        'Solde à payer',
+        'Saldo a pagar',
+        'Saldo da pagare',
+        'Nog te betalen',
+        'Openstaand bedrag',
       ]),
-      ...l(0.93, [`{Total|Amount|Invoice Total} {incl.|including|inc.|inclusive of|with} ${TAX_WORDS}`]),
+      ...l(0.93, [
+        `{Total|Amount|Invoice Total|Gesamt|Summe|Totaal|Totale} {incl.|including|inc.|inclusive of|with|inkl.} ${TAX_WORDS}`,
+        'Total TVAC',
+        'Total TVA comprise',
+      ]),
       ...l(
         0.92,
         [
@@ -267,7 +332,9 @@ export const INVOICE_FIELD_SPECS: readonly FieldSpec[] = [
         'Netto bedrag',
       ]),
       ...l(0.95, [
-        `{Total|Amount|Subtotal|Sum|Value} {excl.|excluding|ex.|exclusive of|before|without|w/o|net of|pre} ${TAX_WORDS}`,
+        `{Total|Amount|Subtotal|Sum|Value|Gesamt|Summe|Totaal|Totale} {excl.|excluding|ex.|exclusive of|before|without|w/o|net of|pre|exkl.|ohne|zonder} ${TAX_WORDS}`,
+        'Total HTVA',
+        'Montant HTVA',
       ]),
       ...l(0.92, [
         'Net Amount',
@@ -602,7 +669,21 @@ export const INVOICE_STOP_LABELS: readonly LabelSpec[] = l(1, [
   'Hours',
   'Page',
   'Due Upon Receipt',
+  'Due On Receipt',
+  'Payable On Receipt',
+  'Payable Upon Receipt',
   'Date of Order',
+  'Fecha de pedido',
+  'Fecha pedido',
+  'Fecha de entrega',
+  'Bestelldatum',
+  'Lieferdatum',
+  'Date de commande',
+  'Date de livraison',
+  'Data ordine',
+  'Data consegna',
+  'Orderdatum',
+  'Leverdatum',
   'Date of Delivery',
   'Printed On',
   'Created On',
@@ -643,4 +724,12 @@ export const CUSTOMER_BLOCK_LABELS = [
   'Kunde',
   'Destinataire',
   'Cliente',
+  'Destinatario',
+  'Facturar a',
+  'Facturado a',
+  'Spett.le',
+  'Rechnungsadresse',
+  'Adresse de facturation',
+  'Dirección de facturación',
+  'Factuuradres',
 ]

@@ -7,6 +7,8 @@ const CHECKED_BONUS = 0.05
 const CHECKED_CEILING = 0.99
 /** A consistent total replaces the best-labelled one unless it is this much less sure. */
 const CONSISTENT_MARGIN = 0.2
+/** Labels this sure name what is left to pay ("Balance Due", "Amount Due", "Total Due"). */
+const DUE_LABEL = 0.97
 /** A total below the untaxed amount, or a tax not below the total, is doubtful. */
 const TOTAL_BELOW_UNTAXED = 0.7
 const TAX_NOT_BELOW_TOTAL = 0.6
@@ -54,6 +56,7 @@ export function reconcileTotals(lists: TotalLists, text: string): Totals {
   let untaxed = bestCandidate(lists.untaxed)
   let tax = bestCandidate(lists.tax)
   let paidChecked = false
+  let balanceAfterPayments = false
   if (cash) {
     const paid = (c: Candidate): boolean => sameAmount(c.value as number, cash.paid)
     const labelled = bestCandidate(totals.filter(paid), true)
@@ -94,6 +97,10 @@ export function reconcileTotals(lists: TotalLists, text: string): Totals {
         totals.filter((c) => sameAmount(c.value as number, target)),
         true,
       )
+      if (pick && amount && isBalanceAfter(amount, pick)) {
+        balanceAfterPayments = true
+        break
+      }
       if (pick && (!amount || pick.confidence >= amount.confidence - CONSISTENT_MARGIN)) {
         amount = pick
         break
@@ -116,7 +123,7 @@ export function reconcileTotals(lists: TotalLists, text: string): Totals {
     })
     return { amount: boost(amount!), untaxed: boost(untaxed!), tax: boost(tax!) }
   }
-  if (a !== undefined && ut !== undefined && a < ut)
+  if (a !== undefined && ut !== undefined && a < ut && !balanceAfterPayments)
     amount = { ...amount!, confidence: amount!.confidence * TOTAL_BELOW_UNTAXED }
   if (a !== undefined && tx !== undefined && tx >= a)
     tax = { ...tax!, confidence: tax!.confidence * TAX_NOT_BELOW_TOTAL }
@@ -128,6 +135,24 @@ export function reconcileTotals(lists: TotalLists, text: string): Totals {
     tax = derived(round2(a - ut), DERIVED_PART, amount!, untaxed!)
   }
   return { amount: amount ?? largestAmount(text, payment), untaxed, tax }
+}
+
+/**
+ * A due label written after a total that adds up, for less than it and more than nothing: a deposit, payment or
+ * credit came off the total, and what is left is the total due ("Total 4,423.44 / Deposit -1,000.00 / Balance Due
+ * 3,423.44"). A balance of nothing (a paid receipt) leaves the total as it is.
+ */
+function isBalanceAfter(due: Candidate, total: Candidate): boolean {
+  const left = num(due)
+  const whole = num(total)
+  return (
+    (due.hit?.label.weight ?? 0) >= DUE_LABEL &&
+    due.index > total.index &&
+    left !== undefined &&
+    whole !== undefined &&
+    left > 0 &&
+    left < whole
+  )
 }
 
 /**

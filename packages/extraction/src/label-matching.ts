@@ -57,6 +57,9 @@ function tokenSource(token: string): string {
 // Words of a label never straddle a column gap (3+ spaces): "Data   Scadenza" is two labels.
 const SPACE_JOIN = '(?:[ \\t]?[-_][ \\t]?|[ \\t]{1,2}|[ \\t]*\\n[ \\t]*)'
 const GLUE_JOIN = '[ \\t]*(?:\\n[ \\t]*)?'
+// A number word sits next to its noun ("Invoice No", "Nº factura"), never across a column gap: "FACTURA   Nº factura"
+// is a title and then the label, not "Factura No".
+const NUMBER_JOIN = '(?:[ \\t]{0,2}|[ \\t]*\\n[ \\t]*)'
 
 /** Words of a label as regex source, joined by flexible whitespace. */
 function wordsSource(words: string[]): string {
@@ -64,8 +67,9 @@ function wordsSource(words: string[]): string {
   words.forEach((token, i) => {
     if (i > 0) {
       const prev = words[i - 1] as string
-      const glued = !WORD.test(prev.slice(-1)) || !WORD.test(token[0] as string) || tokenSource(token) === NUMBER_TOKEN
-      source += glued ? GLUE_JOIN : SPACE_JOIN
+      const numbered = tokenSource(token) === NUMBER_TOKEN || tokenSource(prev) === NUMBER_TOKEN
+      const glued = !WORD.test(prev.slice(-1)) || !WORD.test(token[0] as string)
+      source += numbered ? NUMBER_JOIN : glued ? GLUE_JOIN : SPACE_JOIN
     }
     source += tokenSource(token)
   })
