@@ -174,4 +174,19 @@ describe('extractInvoice: conventions of other languages and of till slips', () 
     )
     expect(f.issuer.value).toBe('Termoidraulica Bianchi & Figli S.n.c.')
   })
+
+  it('reads "Tax (6.35%) on $1,372.00   $87.12" as a tax of 87.12 on a base of 1,372.00', () => {
+    const f = extractInvoice(
+      'Invoice number A1-0042\nSubtotal   $1,372.00\nTax (6.35%) on $1,372.00   $87.12\nTotal   $1,459.12',
+    )
+    expect([f.amount_untaxed.value, f.tax.value, f.amount.value]).toEqual([1372, 87.12, 1459.12])
+  })
+
+  it('reads net and tax from the summary row of a table of several VAT rates, not its first rate', () => {
+    const f = extractInvoice(
+      'Rechnungsnummer RE-1\nMwSt.-Satz   Netto   MwSt.   Brutto\n7 %   1.066,86   74,68   1.141,54\n' +
+        '19 %   1.934,60   367,57   2.302,17\nSumme   3.001,46   442,25   3.443,71\n\nRechnungsbetrag   3.443,71 €',
+    )
+    expect([f.amount_untaxed.value, f.tax.value, f.amount.value]).toEqual([3001.46, 442.25, 3443.71])
+  })
 })

@@ -7,6 +7,8 @@ const CHECKED_BONUS = 0.05
 const CHECKED_CEILING = 0.99
 /** A consistent total replaces the best-labelled one unless it is this much less sure. */
 const CONSISTENT_MARGIN = 0.2
+/** Net and tax read from a tax summary's row that makes the total (before the cross-check's boost). */
+const SUMMARY_ROW = 0.85
 /** Labels this sure name what is left to pay ("Balance Due", "Amount Due", "Total Due"). */
 const DUE_LABEL = 0.97
 /** A total below the untaxed amount, or a tax not below the total, is doubtful. */
@@ -113,6 +115,34 @@ export function reconcileTotals(lists: TotalLists, text: string): Totals {
     const other = lists.tax.find((c) => sameAmount(chosen, round2(u + (c.value as number))))
     if (other) tax = other
   }
+  // "Tax (6.35%) on $1,372.00   $87.12": the figure after the tax label is its base, the untaxed amount again. The
+  // tax is then the amount on the same line that, added to the untaxed amount, makes the total.
+  const baseRead =
+    tax?.hit && num(tax) !== undefined && num(untaxed) !== undefined && sameAmount(num(tax)!, num(untaxed)!)
+  if (baseRead && chosen !== undefined && !sameAmount(chosen, round2(num(untaxed)! + num(tax)!))) {
+    const lineEnd = text.indexOf('\n', tax!.index)
+    const rest = text.slice(tax!.index + (tax!.length ?? 0), lineEnd < 0 ? undefined : lineEnd)
+    const onLine = findAmounts(rest).find((m) => sameAmount(chosen, round2(num(untaxed)! + m.value)))
+    if (onLine) {
+      tax = {
+        ...tax!,
+        value: onLine.value,
+        index: tax!.index + (tax!.length ?? 0) + onLine.index,
+        length: onLine.length,
+      }
+    }
+  }
+  // A tax summary of several rates ("7 %  1.066,86  74,68 ... / Summe  3.001,46  442,25  3.443,71"): the labels head
+  // its columns, so the first rate's row was read; the row whose net and tax make the total is the summary's.
+  const total = num(amount)
+  const taxShown = num(untaxed) !== undefined || num(tax) !== undefined
+  if (total !== undefined && !paidChecked && taxShown && !addsUp(total, num(untaxed), num(tax))) {
+    const row = summaryRow(text, total)
+    if (row) {
+      untaxed = row.untaxed
+      tax = row.tax
+    }
+  }
   const a = num(amount)
   const ut = num(untaxed)
   const tx = num(tax)
@@ -135,6 +165,36 @@ export function reconcileTotals(lists: TotalLists, text: string): Totals {
     tax = derived(round2(a - ut), DERIVED_PART, amount!, untaxed!)
   }
   return { amount: amount ?? largestAmount(text, payment), untaxed, tax }
+}
+
+const addsUp = (total: number, untaxed: number | undefined, tax: number | undefined): boolean =>
+  untaxed !== undefined && tax !== undefined && sameAmount(total, round2(untaxed + tax))
+
+/** Net and tax read from the last line holding two neighbouring money amounts, the larger first, that make `total`. */
+function summaryRow(text: string, total: number): { untaxed: Candidate; tax: Candidate } | undefined {
+  let found: { untaxed: Candidate; tax: Candidate } | undefined
+  let offset = 0
+  for (const line of text.split('\n')) {
+    const money = findAmounts(line).filter((m) => m.quality === 1 && m.value > 0)
+    for (let i = 0; i + 1 < money.length; i++) {
+      const net = money[i]!
+      const vat = money[i + 1]!
+      if (vat.value < net.value && sameAmount(total, round2(net.value + vat.value))) {
+        const at = (m: typeof net): Candidate => ({
+          value: m.value,
+          confidence: SUMMARY_ROW,
+          index: offset + m.index,
+          length: m.length,
+          currency: m.currency,
+          hit: null,
+        })
+        found = { untaxed: at(net), tax: at(vat) }
+        break
+      }
+    }
+    offset += line.length + 1
+  }
+  return found
 }
 
 /**
