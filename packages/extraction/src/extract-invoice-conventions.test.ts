@@ -189,4 +189,16 @@ describe('extractInvoice: conventions of other languages and of till slips', () 
     )
     expect([f.amount_untaxed.value, f.tax.value, f.amount.value]).toEqual([3001.46, 442.25, 3443.71])
   })
+
+  it("reads a credit note's negative total and net", () => {
+    const f = extractInvoice(
+      'CREDIT NOTE\nCredit note no:   CN-0042\nNet credit   £-379.00\nVAT 20%   £-75.80\nTotal credit   £-454.80',
+    )
+    expect([f.invoice_number.value, f.amount_untaxed.value, f.tax.value, f.amount.value]).toEqual([
+      'CN-0042',
+      -379,
+      -75.8,
+      -454.8,
+    ])
+  })
 })

@@ -298,6 +298,14 @@ export const INVOICE_FIELD_SPECS: readonly FieldSpec[] = [
           notFollowedBy: NOT_TOTAL_AFTER,
         },
       ),
+      // A credit note's total (after "Total" alone, "credit" means credits applied, not this).
+      ...l(
+        0.85,
+        ['Total Credit', 'Credit Total', 'Total Gutschrift', 'Gutschriftsbetrag', 'Total Avoir', 'Montant Avoir'],
+        {
+          notFollowedBy: /^[ \t]*(?:applied|used|available|remaining|balance)/i,
+        },
+      ),
       ...l(0.82, ['Total', 'Total Price', 'Gesamt', 'Totaal', 'Suma', 'Razem', 'Summe', 'Nett Total'], {
         notFollowedBy: NOT_TOTAL_AFTER,
         notPrecededBy: NOT_TOTAL_BEFORE,
@@ -349,6 +357,7 @@ export const INVOICE_FIELD_SPECS: readonly FieldSpec[] = [
         'Total Excl',
         'Total Exclusive',
         'Netto',
+        'Net Credit',
       ]),
       ...l(0.75, ['Net'], {
         notFollowedBy:
