@@ -732,6 +732,13 @@ describe('NUL bytes never reach the database', () => {
       json: { name: 'x\u0000', api_form: 'B' },
     })
     expect(admin.status).toBe(400)
+    // Half a surrogate pair ("\ud800", which JSON.stringify escapes as such) is not Unicode text either.
+    const lone = await call(stack.baseUrl, 'POST', '/admin/v1/workspaces', {
+      admin: true,
+      json: { name: 'x\ud800y', api_form: 'B' },
+    })
+    expect(lone.status).toBe(400)
+    expect(lone.body).toMatchObject({ error: 'VALIDATION_ERROR' })
   })
 
   it('a multipart text field with a NUL → 400 VALIDATION_ERROR, no job', async () => {

@@ -173,6 +173,35 @@ describe('credits under parallel submissions', () => {
     const noScope = await newWorkspace(stack.baseUrl, 'B', { scopes: ['jobs:read'] })
     expect((await call(stack.baseUrl, 'GET', '/v1/credits/ledger', { key: noScope.key })).status).toBe(403)
   })
+
+  // DESIGN (Robustness): bad input is the client's error, 500 only for Quire's own faults. A balance, cap, grant or
+  // price past what the ledger's columns hold is refused up front, never a database overflow.
+  it('amounts past what a balance holds are 400, not a database error', async () => {
+    const { key, workspaceId } = await newWorkspace(stack.baseUrl, 'B', { credits: 110 })
+    const tooBig = 2_147_483_648
+    for (const [path, json] of [
+      [`/admin/v1/workspaces/${workspaceId}/credits`, { amount: tooBig }],
+      [`/admin/v1/workspaces/${workspaceId}/credits`, { amount: 2_147_483_647 }], // 110 + this overflows
+      ['/admin/v1/workspaces', { name: 'big', api_form: 'B', credits: tooBig }],
+      ['/admin/v1/workspaces', { name: 'big', api_form: 'B', spending_cap: Number.MAX_SAFE_INTEGER }],
+    ] as const) {
+      const r = await call(stack.baseUrl, 'POST', path, { admin: true, json })
+      expect(r.status, JSON.stringify(json)).toBe(400)
+      expect(r.body.error).toBe('INVALID_PARAMETER')
+    }
+    const cap = await call(stack.baseUrl, 'PATCH', `/admin/v1/workspaces/${workspaceId}`, {
+      admin: true,
+      json: { spending_cap: 1_099_511_627_776 },
+    })
+    expect(cap.status).toBe(400)
+    expect((await call(stack.baseUrl, 'GET', '/v1/credits', { key })).body).toMatchObject({ available: 110 })
+    const price = await call(stack.baseUrl, 'POST', '/v1/pipelines', {
+      key,
+      json: { name: 'dear', definition: { credits: { per_page: 3_000_000_000 } } },
+    })
+    expect(price.status).toBe(400)
+    expect(price.body.error).toBe('INVALID_DEFINITION')
+  })
 })
 
 describe('a stage worker killed in the middle of settling', () => {

@@ -113,6 +113,12 @@ describe('Form A submit', () => {
     const repeated = await call(stack.baseUrl, 'POST', '/v1/jobs', { key, form: twice })
     expect(repeated.status).toBe(400)
     expect(repeated.body).toMatchObject({ error: 'INVALID_PARAMETER', message: expect.stringContaining('metadata') })
+    // JSON escapes that decode to text no column holds (NUL, half a surrogate pair) are the client's error.
+    for (const metadata of ['{"k":"a\\u0000b"}', '{"k\\u0000":"ab"}', '{"k":"a\\ud800b"}']) {
+      const r = await submit({ pipeline_id: pipelineId, metadata }, [{ name: 'a.pdf', bytes: await invoicePdf() }])
+      expect(r.status, metadata).toBe(400)
+      expect(r.body.error).toBe('INVALID_METADATA')
+    }
     const after = await call(stack.baseUrl, 'GET', '/v1/jobs?limit=100', { key })
     expect(after.body.data.length).toBe(before.body.data.length)
   })

@@ -3,6 +3,8 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter'
 import { KoaAdapter } from '@bull-board/koa'
 import type { QueueSet } from '@quire/queues'
 import type { Middleware } from 'koa'
+import type { Logger } from 'pino'
+import { OUTAGE_RETRY_AFTER_S } from './http/body-errors.ts'
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { stat } from 'node:fs/promises'
 import { createRequire } from 'node:module'
@@ -17,7 +19,8 @@ const same = (a: string, b: string) =>
  * The queue dashboard (bull-board) behind the admin token: `Authorization: Bearer <token>`, or basic auth with the
  * token as password so a browser can open it.
  */
-export function queueDashboard(opts: { queues: QueueSet; adminToken: string }): Middleware {
+export function queueDashboard(opts: { queues: QueueSet; adminToken: string; log?: Logger }): Middleware {
+  const log = opts.log
   const serverAdapter = new KoaAdapter()
   serverAdapter.setBasePath(BASE)
   createBullBoard({
@@ -54,6 +57,17 @@ export function queueDashboard(opts: { queues: QueueSet; adminToken: string }): 
     if (unmatched) {
       ctx.status = 404
       ctx.body = { error: 'NOT_FOUND', message: 'no such dashboard page', timestamp: new Date().toISOString() }
+    } else if (ctx.status >= 500) {
+      // bull-board answers its own failures (Redis unreachable) with the error's stack in the body: internals go to
+      // the log, the client gets the outage answer every other endpoint gives.
+      log?.warn({ path: ctx.path, status: ctx.status, body: ctx.body }, 'queue dashboard request failed')
+      ctx.status = 503
+      ctx.set('Retry-After', String(OUTAGE_RETRY_AFTER_S))
+      ctx.body = {
+        error: 'SERVICE_UNAVAILABLE',
+        message: 'the queue store is unavailable; retry shortly',
+        timestamp: new Date().toISOString(),
+      }
     }
   }
 }

@@ -50,7 +50,7 @@ const app = createApp(
     dispatchOutbox: direct.send,
     pingRedis: () => redis.ping(),
   },
-  [queueDashboard({ queues, adminToken: config.adminToken })],
+  [queueDashboard({ queues, adminToken: config.adminToken, log })],
 )
 const server = app.listen(config.port, config.host, () => {
   const addr = server.address()

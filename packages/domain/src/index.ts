@@ -21,7 +21,7 @@ export {
 } from './job-status.ts'
 export type { JobStatus } from './job-status.ts'
 export { newId, documentIdFor, childDocumentIdFor, holdIdFor, jobIdOfDocumentId } from './ids.ts'
-export { creditsForPages } from './credits.ts'
+export { creditsForPages, MAX_CREDITS } from './credits.ts'
 export {
   FILE_TYPES,
   PLATFORM_MAX_FILE_MB,

@@ -44,7 +44,8 @@ export const PipelineDefinition = z.strictObject({
       max_file_mb: z.number().positive().max(PLATFORM_MAX_FILE_MB).default(PLATFORM_MAX_FILE_MB),
     })
     .prefault({}),
-  credits: z.strictObject({ per_page: z.number().int().min(0).default(1) }).prefault({}),
+  // At most 100,000 a page, so that a document of the page limit still costs what a balance can hold.
+  credits: z.strictObject({ per_page: z.number().int().min(0).max(100_000).default(1) }).prefault({}),
   document_types: z
     .array(
       z.strictObject({

@@ -96,6 +96,8 @@ export const FormASubmitJson = z.strictObject({
 export type FormASubmitJson = z.infer<typeof FormASubmitJson>
 
 const Metadata = z.record(z.string(), z.string())
+const LONE_SURROGATE = /\p{Cs}/u
+const storableText = (s: string): boolean => !s.includes('\u0000') && !LONE_SURROGATE.test(s)
 const MAX_METADATA_PAIRS = 20
 
 /** Form A `metadata` as sent in a multipart field: a JSON object of up to 20 string values. */
@@ -119,6 +121,10 @@ export function checkMetadata(value: unknown): Record<string, string> | null {
   }
   if (Object.keys(r.data).length > MAX_METADATA_PAIRS) {
     throw new DomainError('INVALID_METADATA', `metadata holds at most ${MAX_METADATA_PAIRS} pairs`)
+  }
+  // Escapes inside the JSON ("\u0000", a lone "\ud800") decode to text no database column can hold.
+  if (Object.entries(r.data).some(([k, v]) => !storableText(k) || !storableText(v))) {
+    throw new DomainError('INVALID_METADATA', 'metadata text may not contain NUL characters or lone surrogates')
   }
   return r.data
 }

@@ -1,4 +1,4 @@
-import { holdIdFor, newId } from '@quire/domain'
+import { DomainError, holdIdFor, MAX_CREDITS, newId } from '@quire/domain'
 import type { RawSql } from '@quire/db'
 
 // Double-entry credits in PostgreSQL, two-phase in the manner of TigerBeetle's pending / post / void transfers.
@@ -188,7 +188,18 @@ export async function voidCredits(
 /** Adds credits to a workspace (issuance -> available) and returns the new balance. */
 export async function grantCredits(sql: RawSql, opts: { workspaceId: string; amount: number }): Promise<Balance> {
   assertAmount(opts.amount)
-  const rows = await sql.$queryRaw<BalanceRow[]>`
+  const rows = await grantStatement(sql, opts).catch((err: unknown) => {
+    if (isBalanceOverflow(err)) {
+      throw new DomainError('INVALID_PARAMETER', `a grant of ${opts.amount} would take the balance past ${MAX_CREDITS}`)
+    }
+    throw err
+  })
+  if (!rows[0]) throw new Error(`workspace ${opts.workspaceId} not found`)
+  return toBalance(rows[0])
+}
+
+function grantStatement(sql: RawSql, opts: { workspaceId: string; amount: number }) {
+  return sql.$queryRaw<BalanceRow[]>`
     WITH ws AS (
       UPDATE workspaces SET credits_available = credits_available + ${opts.amount}::int
       WHERE id = ${opts.workspaceId}
@@ -200,8 +211,12 @@ export async function grantCredits(sql: RawSql, opts: { workspaceId: string; amo
       FROM ws WHERE ${opts.amount}::int > 0
     )
     SELECT * FROM ws`
-  if (!rows[0]) throw new Error(`workspace ${opts.workspaceId} not found`)
-  return toBalance(rows[0])
+}
+
+/** A grant that would take a balance past what its column holds (PostgreSQL's numeric_value_out_of_range). */
+const isBalanceOverflow = (err: unknown): boolean => {
+  const e = err as { code?: unknown; meta?: { code?: unknown }; message?: unknown }
+  return e.code === '22003' || e.meta?.code === '22003' || /integer out of range/.test(String(e.message ?? ''))
 }
 
 type BalanceRow = {

@@ -1,4 +1,4 @@
-import { creditsForPages, DomainError, holdIdFor, newId } from '@quire/domain'
+import { creditsForPages, DomainError, holdIdFor, MAX_CREDITS, newId } from '@quire/domain'
 import { type Db, directQuery, type Job, type JobFile, type StageRun } from '@quire/db'
 import { explainReservationRefusal } from '@quire/ledger'
 import { DIRECT_DISPATCH_GRACE_MS, OUTBOX_CHANNEL, type OutboxRow, outboxRowsOf, type Priority } from '@quire/queues'
@@ -45,6 +45,15 @@ export async function createJob(opts: {
   const jobId = newId('job')
   const pageCount = opts.files.reduce((n, f) => n + f.pageCount, 0)
   const credits = creditsForPages(pageCount, opts.pipeline.definition.credits.per_page)
+  if (credits > MAX_CREDITS) {
+    throw new DomainError(
+      'PAYMENT_REQUIRED',
+      `this job needs ${credits} credits; a balance holds at most ${MAX_CREDITS}`,
+      {
+        required: credits,
+      },
+    )
+  }
   const stored = opts.files.map((f, position) => ({
     ...f,
     position,

@@ -9,6 +9,7 @@ import {
   rerunErrorGroup,
   updateWorkspace,
 } from '@quire/core'
+import { MAX_CREDITS } from '@quire/domain'
 import { API_FORMS } from '@quire/forms'
 import { z } from 'zod'
 import {
@@ -25,13 +26,13 @@ import { defineRoute } from '../route.ts'
 export const CreateWorkspace = z.object({
   name: z.string().min(1).max(200),
   api_form: z.enum(API_FORMS),
-  credits: z.number().int().min(0).optional(),
-  spending_cap: z.number().int().min(0).nullable().optional(),
+  credits: z.number().int().min(0).max(MAX_CREDITS).optional(),
+  spending_cap: z.number().int().min(0).max(MAX_CREDITS).nullable().optional(),
 })
 export const CreateKey = z.object({ scopes: z.array(z.string()).min(1), pipeline_id: z.string().min(1).optional() })
-export const Grant = z.object({ amount: z.number().int().min(1) })
+export const Grant = z.object({ amount: z.number().int().min(1).max(MAX_CREDITS) })
 export const PatchWorkspace = z.object({
-  spending_cap: z.number().int().min(0).nullable().optional(),
+  spending_cap: z.number().int().min(0).max(MAX_CREDITS).nullable().optional(),
   default_pipeline_id: z.string().min(1).nullable().optional(),
 })
 
