@@ -110,19 +110,20 @@ export function reconcileTotals(lists: TotalLists, text: string): Totals {
     }
   }
   const chosen = num(amount)
-  if (chosen !== undefined && u !== undefined && t !== undefined && !sameAmount(chosen, round2(u + t))) {
+  if (chosen !== undefined && u !== undefined && t !== undefined && !addsUp(chosen, u, t)) {
     // Another tax line may be the one that adds up (e.g. "VAT 20%" next to "VAT No").
-    const other = lists.tax.find((c) => sameAmount(chosen, round2(u + (c.value as number))))
+    const other = lists.tax.find((c) => addsUp(chosen, u, c.value as number))
     if (other) tax = other
   }
   // "Tax (6.35%) on $1,372.00   $87.12": the figure after the tax label is its base, the untaxed amount again. The
   // tax is then the amount on the same line that, added to the untaxed amount, makes the total.
-  const baseRead =
-    tax?.hit && num(tax) !== undefined && num(untaxed) !== undefined && sameAmount(num(tax)!, num(untaxed)!)
-  if (baseRead && chosen !== undefined && !sameAmount(chosen, round2(num(untaxed)! + num(tax)!))) {
+  const net = num(untaxed)
+  const taxRead = num(tax)
+  const baseRead = tax?.hit && net !== undefined && taxRead !== undefined && sameAmount(taxRead, net)
+  if (baseRead && chosen !== undefined && !addsUp(chosen, net, taxRead)) {
     const lineEnd = text.indexOf('\n', tax!.index)
     const rest = text.slice(tax!.index + (tax!.length ?? 0), lineEnd < 0 ? undefined : lineEnd)
-    const onLine = findAmounts(rest).find((m) => sameAmount(chosen, round2(num(untaxed)! + m.value)))
+    const onLine = findAmounts(rest).find((m) => addsUp(chosen, net, m.value))
     if (onLine) {
       tax = {
         ...tax!,
@@ -146,7 +147,7 @@ export function reconcileTotals(lists: TotalLists, text: string): Totals {
   const a = num(amount)
   const ut = num(untaxed)
   const tx = num(tax)
-  if (a !== undefined && ut !== undefined && tx !== undefined && sameAmount(a, round2(ut + tx))) {
+  if (a !== undefined && addsUp(a, ut, tx)) {
     const boost = (c: Candidate): Candidate => ({
       ...c,
       confidence: Math.min(CHECKED_CEILING, Math.max(c.confidence, CHECKED_FLOOR) + CHECKED_BONUS),

@@ -33,12 +33,10 @@ export type ReserveResult =
 
 export type Balance = { available: number; reserved: number; spent: number; spending_cap: number | null }
 
-/** Largest amount a PostgreSQL `integer` column holds; balances are `integer`, so no amount may exceed it. */
-const MAX_AMOUNT = 2_147_483_647
-
+/** Balances are PostgreSQL `integer` columns: no amount may exceed what one holds (MAX_CREDITS). */
 export function assertAmount(amount: number, what = 'amount') {
-  if (!Number.isSafeInteger(amount) || amount < 0 || amount > MAX_AMOUNT) {
-    throw new RangeError(`ledger ${what} must be an integer in 0..${MAX_AMOUNT}: ${amount}`)
+  if (!Number.isSafeInteger(amount) || amount < 0 || amount > MAX_CREDITS) {
+    throw new RangeError(`ledger ${what} must be an integer in 0..${MAX_CREDITS}: ${amount}`)
   }
 }
 

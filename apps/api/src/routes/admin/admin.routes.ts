@@ -23,16 +23,19 @@ import {
 } from '../../openapi/resource-schemas.ts'
 import { defineRoute } from '../route.ts'
 
+/** A number of credits: what a balance (a PostgreSQL integer) can hold. */
+const CreditAmount = z.number().int().min(0).max(MAX_CREDITS)
+
 export const CreateWorkspace = z.object({
   name: z.string().min(1).max(200),
   api_form: z.enum(API_FORMS),
-  credits: z.number().int().min(0).max(MAX_CREDITS).optional(),
-  spending_cap: z.number().int().min(0).max(MAX_CREDITS).nullable().optional(),
+  credits: CreditAmount.optional(),
+  spending_cap: CreditAmount.nullable().optional(),
 })
 export const CreateKey = z.object({ scopes: z.array(z.string()).min(1), pipeline_id: z.string().min(1).optional() })
-export const Grant = z.object({ amount: z.number().int().min(1).max(MAX_CREDITS) })
+export const Grant = z.object({ amount: CreditAmount.min(1) })
 export const PatchWorkspace = z.object({
-  spending_cap: z.number().int().min(0).max(MAX_CREDITS).nullable().optional(),
+  spending_cap: CreditAmount.nullable().optional(),
   default_pipeline_id: z.string().min(1).nullable().optional(),
 })
 
