@@ -3,31 +3,19 @@
 // itself, nothing lost or done twice. Black box: the apps reach PostgreSQL through a TCP proxy that the test cuts
 // (every connection reset, new ones refused) for 25 s while jobs are in flight; no app is restarted.
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { invoicePdf } from '../fixtures/make-fixtures.ts'
 import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
+import { completedDeliveries } from './completed-deliveries.ts'
 import { useStackWithReceiver } from './stack.ts'
-import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts'
+import { useTcpProxy } from './tcp-proxy.ts'
 
 const JOBS = 8
 const OUTAGE_MS = 25_000
 const direct = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres')
-let proxy: TcpProxy
-beforeAll(async () => {
-  proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) })
-})
-const ctx = useStackWithReceiver({
-  // The requeue sweep stays at its default (5 min), so recovery within a minute cannot come from it.
-  databaseUrlForApps: (url) => {
-    const u = new URL(url)
-    u.hostname = '127.0.0.1'
-    u.port = String(proxy.port)
-    return u.toString()
-  },
-})
-afterAll(async () => {
-  await proxy?.close()
-})
+const proxied = useTcpProxy(direct.toString(), 5432)
+// The requeue sweep stays at its default (5 min), so recovery within a minute cannot come from it.
+const ctx = useStackWithReceiver({ databaseUrlForApps: proxied.through })
 
 /** The stack's database, reached directly (not through the proxy). */
 function directUrl(): string {
@@ -57,7 +45,7 @@ describe('PostgreSQL outage', () => {
       jobIds.push(res.body[0].job_id as string)
     }
 
-    await proxy.cut()
+    await proxied.proxy.cut()
     const cutAt = Date.now()
     // Liveness stays up; readiness names what is down; the API answers 503 with Retry-After and no internals.
     const health = await fetch(`${stack.baseUrl}/healthz`)
@@ -71,7 +59,7 @@ describe('PostgreSQL outage', () => {
     expect(Number(during.headers.get('retry-after'))).toBeGreaterThan(0)
     expect(JSON.stringify(during.body)).not.toMatch(/prisma|ECONNREFUSED|127\.0\.0\.1|\/work\/|at .*\.ts/i)
     await new Promise((r) => setTimeout(r, Math.max(0, OUTAGE_MS - (Date.now() - cutAt))))
-    await proxy.restore()
+    await proxied.proxy.restore()
     const restoredAt = Date.now()
 
     // Every job completes on its own within 60 s of the database's return.
@@ -115,22 +103,7 @@ describe('PostgreSQL outage', () => {
     }
 
     // Each job's job.completed reaches the receiver under one delivery id.
-    const deliveries = new Map<string, Set<string>>()
-    await pollUntil(
-      async () => {
-        deliveries.clear()
-        for (const r of receiver.received) {
-          const body = JSON.parse(r.rawBody.toString())
-          if (body.event !== 'job.completed' || !jobIds.includes(body.data.job_id)) continue
-          deliveries.set(body.data.job_id, (deliveries.get(body.data.job_id) ?? new Set()).add(body.delivery_id))
-        }
-        return deliveries.size
-      },
-      (n) => n === JOBS,
-      60_000,
-    ).catch(async (err) => {
-      throw new Error(`${(err as Error).message}\n${await whyNotDelivered(jobIds.filter((id) => !deliveries.has(id)))}`)
-    })
+    const deliveries = await completedDeliveries(receiver, jobIds, 60_000, whyNotDelivered)
     for (const id of jobIds) expect(deliveries.get(id)?.size, id).toBe(1)
   }, 300_000)
 })

@@ -69,6 +69,8 @@ export type StackOptions = {
   env?: Record<string, string>
   /** Rewrites the database URL the apps get (e.g. to reach PostgreSQL through a proxy the test can cut). */
   databaseUrlForApps?: (url: string) => string
+  /** Rewrites the Redis URL the apps get (e.g. to reach Redis through a proxy the test can cut). */
+  redisUrlForApps?: (url: string) => string
 }
 
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
@@ -85,6 +87,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     ...(process.env as Record<string, string>),
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl,
+    ...(opts.redisUrlForApps
+      ? { REDIS_URL: opts.redisUrlForApps(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379') }
+      : {}),
     QUIRE_API_PORT: String(port),
     QUIRE_API_HOST: '127.0.0.1',
     QUIRE_PUBLIC_URL: `http://127.0.0.1:${port}`,

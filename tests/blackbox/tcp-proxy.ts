@@ -1,4 +1,5 @@
 import net from 'node:net'
+import { afterAll, beforeAll } from 'vitest'
 
 /**
  * A TCP proxy in front of a real server, to take that server away from the apps as an outage would: `cut()` resets
@@ -47,4 +48,29 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     close: cut,
   }
+}
+
+/**
+ * A proxy in front of the server `url` names, for the test file's duration (its own vitest hooks, registered before
+ * the stack's so that it is there when the apps start), and `through`, which points a URL of that server at the proxy:
+ * the stack's URL rewrite.
+ */
+export function useTcpProxy(url: string, defaultPort: number): { proxy: TcpProxy; through: (url: string) => string } {
+  const target = new URL(url)
+  const ref = {
+    proxy: undefined as unknown as TcpProxy,
+    through: (appUrl: string) => {
+      const u = new URL(appUrl)
+      u.hostname = '127.0.0.1'
+      u.port = String(ref.proxy.port)
+      return u.toString()
+    },
+  }
+  beforeAll(async () => {
+    ref.proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || defaultPort) })
+  })
+  afterAll(async () => {
+    await ref.proxy?.close()
+  })
+  return ref
 }

@@ -34,6 +34,7 @@ beforeAll(async () => {
     kickRelay: () => {},
     dispatchOutbox: () => {},
     pingRedis: () => redis.ping(),
+    redisDown: () => redis.status !== 'ready',
   } satisfies AppDeps
   const server = createApp(deps).listen(0, '127.0.0.1')
   await new Promise((r) => server.once('listening', r))

@@ -1,6 +1,6 @@
 import { ensurePlatformPipelines } from '@quire/core'
 import { createPrisma } from '@quire/db'
-import { createQueueSet, createRedis, startDirectDispatch, startOutboxRelay } from '@quire/queues'
+import { createQueueSet, createRedis, startDirectDispatch, startOutboxRelay, watchRedisDown } from '@quire/queues'
 import { createBlobStore } from '@quire/storage'
 import { guardProcess } from '@quire/runtime'
 import pino from 'pino'
@@ -21,6 +21,7 @@ guardProcess(log)
 const secrets = openProcessSecretBox(config.secrets, log)
 const db = createPrisma(config.databaseUrl)
 const redis = createRedis(config.redisUrl, 'producer')
+const redisDown = watchRedisDown(redis)
 const queues = createQueueSet({ connection: redis, prefix: config.queuePrefix, stageAttempts: config.stageAttempts })
 const relay = startOutboxRelay({
   db,
@@ -49,6 +50,7 @@ const app = createApp(
     kickRelay: relayKick.kick,
     dispatchOutbox: direct.send,
     pingRedis: () => redis.ping(),
+    redisDown,
   },
   [queueDashboard({ queues, adminToken: config.adminToken, log })],
 )

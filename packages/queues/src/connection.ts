@@ -33,6 +33,25 @@ export function createRedis(url: string, role: 'worker' | 'producer'): RedisConn
   return redis
 }
 
+/**
+ * Whether `redis` has lost its server, read without a round trip: true from the moment its connection closes (or a
+ * first connection fails) until it is ready again. The API answers 503 on it while Redis is away (DESIGN: while a
+ * dependency is down, endpoints answer 503 SERVICE_UNAVAILABLE). Call it right after creating the connection, so
+ * its first `ready` is seen.
+ */
+export function watchRedisDown(redis: RedisConnection): () => boolean {
+  let down = false
+  redis.on('ready', () => {
+    down = false
+  })
+  for (const lost of ['close', 'end'] as const) {
+    redis.on(lost, () => {
+      down = true
+    })
+  }
+  return () => down
+}
+
 export type ClusterUrl = {
   nodes: { host: string; port: number }[]
   auth: { username?: string; password?: string }

@@ -15,7 +15,7 @@ export {
 export type { Priority, QueueCatalog, CatalogEntry, CatalogInput, QueueAddress, StageJobInput } from './catalog.ts'
 export { deliveryOutboxRows, OUTBOX_CHANNEL, outbox, outboxRowsOf, outboxWriteCount } from './outbox-writer.ts'
 export type { OutboxRowValues, OutboxWrite, OutboxWriters, EnqueueOptions } from './outbox-writer.ts'
-export { createRedis, parseClusterUrl } from './connection.ts'
+export { createRedis, parseClusterUrl, watchRedisDown } from './connection.ts'
 export type { ClusterUrl, RedisConnection } from './connection.ts'
 export { createQueueSet } from './queue-set.ts'
 export type { QueueSet } from './queue-set.ts'

@@ -153,11 +153,14 @@ export const OUTAGE_RETRY_AFTER_S = 5
 
 /** A dependency outage as 503 SERVICE_UNAVAILABLE; null for any other error. The log says which dependency. */
 export function fromOutage(raw: unknown): DomainError | null {
-  if (!dependencyDown(raw)) return null
-  return new DomainError('SERVICE_UNAVAILABLE', 'the service is briefly unavailable; retry in a few seconds', {
+  return dependencyDown(raw) ? serviceUnavailable() : null
+}
+
+/** What a client is answered while a dependency is down: no internals, the log says which one. */
+export const serviceUnavailable = (): DomainError =>
+  new DomainError('SERVICE_UNAVAILABLE', 'the service is briefly unavailable; retry in a few seconds', {
     retry_after_s: OUTAGE_RETRY_AFTER_S,
   })
-}
 
 /** Any error as the domain error the client should see, or null for Quire's own fault (a 500). */
 export function toClientError(raw: unknown): DomainError | null {

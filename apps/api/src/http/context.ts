@@ -20,6 +20,8 @@ export type AppDeps = {
   dispatchOutbox: (rows: readonly OutboxRow[]) => void
   /** Round trip to Redis, for readiness. */
   pingRedis: () => Promise<unknown>
+  /** True while the API's Redis connection is lost (no round trip): requests are answered 503 meanwhile. */
+  redisDown: () => boolean
 }
 
 export type AppState = { principal: Principal }

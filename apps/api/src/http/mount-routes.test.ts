@@ -78,6 +78,7 @@ async function serve(enforceApiContract: boolean) {
     kickRelay: () => {},
     dispatchOutbox: () => {},
     pingRedis: async () => 'PONG',
+    redisDown: () => false,
   } satisfies AppDeps
   const server = createApp(deps, [], routes).listen(0, '127.0.0.1')
   await new Promise((r) => server.once('listening', r))

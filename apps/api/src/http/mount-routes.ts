@@ -16,7 +16,7 @@ import {
   type RouteReply,
   type RouteSpec,
 } from '../routes/route.ts'
-import { toClientError } from './body-errors.ts'
+import { serviceUnavailable, toClientError } from './body-errors.ts'
 import { errorResponse } from './errors.ts'
 import type { AppDeps, AppState, Ctx } from './context.ts'
 import { jsonBody } from './json-body.ts'
@@ -61,6 +61,7 @@ export function mountRoutes(deps: AppDeps, routes: readonly RouteSpec[]): Router
       let principal: Principal | null = null
       try {
         rejectNulInPath(spec, ctx)
+        if (outageAnswered(spec, deps)) throw serviceUnavailable()
         principal = await authenticate(spec, ctx, deps)
         form = principal?.apiForm ?? NEUTRAL_FORM
         const reply = await answer(spec, form, ctx, deps, routes, principal, { json, multipartFor })
@@ -98,6 +99,15 @@ async function quarantineOversizeFile(deps: AppDeps, principal: Principal, err: 
     deps.log.warn({ err: e }, 'could not record the quarantine of an oversized upload')
   }
 }
+
+/**
+ * DESIGN (Robustness): while a dependency is down, endpoints answer 503 SERVICE_UNAVAILABLE with Retry-After.
+ * PostgreSQL's outage is met by the request's own queries (their errors become the 503); Redis's is decided up
+ * front from the connection's state, since most requests would not touch Redis and would otherwise be answered
+ * as if nothing were wrong while no work can move.
+ */
+const outageAnswered = (spec: RouteSpec, deps: AppDeps): boolean =>
+  spec.usesDependencies !== false && !spec.reportsOutages && deps.redisDown()
 
 const NUL = '\u0000'
 

@@ -135,6 +135,7 @@ describe.each(FORMS)('OpenAPI document, Form %s', (form) => {
       kickRelay: () => {},
       dispatchOutbox: () => {},
       pingRedis: async () => 'PONG',
+      redisDown: () => false,
     } satisfies AppDeps
     const app = createApp(deps)
     type Layer = { path: string; methods: string[] }

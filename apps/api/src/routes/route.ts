@@ -91,6 +91,11 @@ export type RouteSpec = {
   summary: Varies<string>
   /** False for a route that answers without PostgreSQL or Redis (liveness): it never answers 503. */
   usesDependencies?: boolean
+  /**
+   * The route reports outages itself (readiness names what is down), so it is not answered 503 up front while Redis
+   * is away as every other route that uses the dependencies is.
+   */
+  reportsOutages?: boolean
   description?: Varies<string>
   auth: Auth
   /** Any one of these suffices. */

@@ -58,6 +58,7 @@ export const OPERATIONS_ROUTES = [
     description:
       'Checks PostgreSQL, Redis and the database migrations; 503 SERVICE_UNAVAILABLE names what is down in `details.checks`.',
     auth: 'none',
+    reportsOutages: true,
     responses: {
       '200': {
         description: 'Ready: every check is `ok`.',
