@@ -3,14 +3,17 @@
 // encryption. Idempotent: values already sealed with the current key are left alone. Once it reports 0 values on an
 // old key, that key can be removed from QUIRE_SECRETS_OLD_KEYS. Uses DATABASE_URL (default: the local database) and,
 // outside production without QUIRE_SECRETS_KEY, the development key in ./.data/secrets.key, as the apps do.
-// Exit code 0 when every row was handled, 1 when a value could not be opened (a key is missing from the environment).
-import { SecretsEnv, SharedEnv, secretsConfig, sharedConfig } from '@quire/config'
+// Exit code 0 when every row was handled, 1 when a value could not be opened (a key is missing from the environment),
+// 78 when the configuration is invalid (a malformed key, a bad variable).
+import { configOrExit, parseEnv, SecretsEnv, SharedEnv, secretsConfig, sharedConfig } from '@quire/config'
 import { resealWebhookSecrets } from '@quire/core'
 import { createPrisma } from '@quire/db'
 import { createSecretBox } from '@quire/secrets'
 
-const env = SharedEnv.extend(SecretsEnv.shape).parse(process.env)
-const keys = secretsConfig(env)
+const { env, keys } = configOrExit(() => {
+  const env = parseEnv(SharedEnv.extend(SecretsEnv.shape), process.env)
+  return { env, keys: secretsConfig(env) }
+})
 const box = createSecretBox(keys)
 if (keys.devKeyFile) console.log(`QUIRE_SECRETS_KEY is not set: using the development key in ${keys.devKeyFile.path}`)
 const db = createPrisma(sharedConfig(env).databaseUrl)

@@ -3,7 +3,11 @@ import {
   BlobStoreEnv,
   FileLimitsEnv,
   BoolEnv,
+  ConfigError,
+  configOrExit,
+  intEnv,
   parseBucketsEnv,
+  parseEnv,
   readOrCreateDevSecret,
   SecretsEnv,
   SharedEnv,
@@ -19,7 +23,7 @@ const Env = SharedEnv.extend({
   ...BlobStoreEnv.shape,
   ...FileLimitsEnv.shape,
   ...SecretsEnv.shape,
-  QUIRE_API_PORT: z.coerce.number().int().min(0).default(3000),
+  QUIRE_API_PORT: intEnv({ min: 0, default: 3000 }),
   /** Interface to listen on; development stays on loopback unless told otherwise (containers set 0.0.0.0). */
   QUIRE_HOST: z.string().optional(),
   /** Older name of QUIRE_HOST, still read. */
@@ -28,13 +32,13 @@ const Env = SharedEnv.extend({
   QUIRE_DATA_DIR: z.string().default('./.data'),
   QUIRE_PUBLIC_URL: z.string().optional(),
   QUIRE_ADMIN_TOKEN: z.string().optional(),
-  QUIRE_SYNC_WINDOW_MS: z.coerce.number().int().min(0).default(50_000),
+  QUIRE_SYNC_WINDOW_MS: intEnv({ min: 0, default: 50_000 }),
   QUIRE_ALLOW_PRIVATE_WEBHOOK_URLS: BoolEnv.default(false),
   QUIRE_ALLOW_INSECURE_WEBHOOK_URLS: BoolEnv.default(false),
   QUIRE_UPLOAD_DIR: z.string().default('./.data/uploads'),
   /** Temporary upload files last written longer ago than this are a crashed request's, and are removed. */
-  QUIRE_UPLOAD_STALE_MS: z.coerce.number().int().min(1000).default(900_000),
-  QUIRE_MAX_FILES_PER_REQUEST: z.coerce.number().int().min(1).default(20),
+  QUIRE_UPLOAD_STALE_MS: intEnv({ min: 1000, default: 900_000 }),
+  QUIRE_MAX_FILES_PER_REQUEST: intEnv({ min: 1, default: 20 }),
   QUIRE_BUCKETS: z.string().optional(),
   /** Tests: answer a status or error code a route does not declare as a 500 (always logged). */
   QUIRE_ENFORCE_API_CONTRACT: BoolEnv.default(false),
@@ -43,15 +47,17 @@ const Env = SharedEnv.extend({
 const MIN_ADMIN_TOKEN_CHARS = 32
 
 function load() {
-  const env = Env.parse(process.env)
+  const env = parseEnv(Env, process.env)
   const production = env.NODE_ENV === 'production'
   if (production && (env.QUIRE_ADMIN_TOKEN ?? '').length < MIN_ADMIN_TOKEN_CHARS) {
-    throw new Error(
+    throw new ConfigError(
       `QUIRE_ADMIN_TOKEN of at least ${MIN_ADMIN_TOKEN_CHARS} characters is required when NODE_ENV=production`,
     )
   }
   if (production && (env.QUIRE_ALLOW_PRIVATE_WEBHOOK_URLS || env.QUIRE_ALLOW_INSECURE_WEBHOOK_URLS)) {
-    throw new Error('QUIRE_ALLOW_PRIVATE_WEBHOOK_URLS and QUIRE_ALLOW_INSECURE_WEBHOOK_URLS are refused in production')
+    throw new ConfigError(
+      'QUIRE_ALLOW_PRIVATE_WEBHOOK_URLS and QUIRE_ALLOW_INSECURE_WEBHOOK_URLS are refused in production',
+    )
   }
   return {
     ...sharedConfig(env),
@@ -78,6 +84,7 @@ function load() {
 }
 
 export type ApiConfig = ReturnType<typeof load>
-export const config: ApiConfig = load()
+// A bad configuration stops the process here, before anything connects (exit code 78, one message).
+export const config: ApiConfig = configOrExit(load)
 // What a file may cost to read holds for every reader in this process (and its parse children) from the start.
 configureFileLimits(config.fileLimits)

@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { BlobStoreEnv, blobStoreConfig } from './blob-store.ts'
+import { ConfigError } from './env.ts'
 
 const parse = (env: Record<string, string>) => blobStoreConfig(BlobStoreEnv.parse(env))
 
@@ -73,6 +74,10 @@ describe('blobStoreConfig', () => {
       ],
       [{ QUIRE_BLOB_S3: '{"bucket":"b"}' }, /QUIRE_BLOB_S3 is set but QUIRE_BLOB_STORE is not "s3"/],
     ]
-    for (const [env, message] of cases) expect(() => parse(env), JSON.stringify(env)).toThrow(message)
+    for (const [env, message] of cases) {
+      expect(() => parse(env), JSON.stringify(env)).toThrow(message)
+      // A configuration error: the process stops with exit code 78 instead of being restarted.
+      expect(() => parse(env), JSON.stringify(env)).toThrow(ConfigError)
+    }
   })
 })

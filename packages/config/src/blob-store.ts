@@ -1,6 +1,7 @@
 import path from 'node:path'
 import type { BlobStoreConfig } from '@quire/storage'
 import { z } from 'zod'
+import { ConfigError } from './env.ts'
 import { bothKeysOrNone, parseJsonEnv, S3_CONNECTION_FIELDS, s3Connection } from './s3-env.ts'
 
 /**
@@ -22,7 +23,7 @@ const BlobS3 = z
   .refine(bothKeysOrNone.check, { message: bothKeysOrNone.message })
 
 /**
- * The blob store chosen by the environment. Throws an Error naming the variable and the bad entry, so a process with
+ * The blob store chosen by the environment. Throws a ConfigError naming the variable and the bad entry, so a process with
  * a bad configuration stops at start.
  */
 export function blobStoreConfig(env: BlobStoreEnv): BlobStoreConfig {
@@ -30,14 +31,14 @@ export function blobStoreConfig(env: BlobStoreEnv): BlobStoreConfig {
   const s3Raw = env.QUIRE_BLOB_S3?.trim() ?? ''
   if (kind === 'fs') {
     if (s3Raw)
-      throw new Error(
+      throw new ConfigError(
         'QUIRE_BLOB_S3 is set but QUIRE_BLOB_STORE is not "s3"; set QUIRE_BLOB_STORE=s3 to use it, or unset QUIRE_BLOB_S3',
       )
     return { type: 'fs', dir: path.resolve(env.QUIRE_BLOB_DIR) }
   }
-  if (kind !== 's3') throw new Error(`QUIRE_BLOB_STORE must be "fs" or "s3", not "${env.QUIRE_BLOB_STORE}"`)
+  if (kind !== 's3') throw new ConfigError(`QUIRE_BLOB_STORE must be "fs" or "s3", not "${env.QUIRE_BLOB_STORE}"`)
   if (!s3Raw)
-    throw new Error(
+    throw new ConfigError(
       'QUIRE_BLOB_STORE=s3 needs QUIRE_BLOB_S3, a JSON object such as {"bucket": "quire-blobs", "region": "eu-west-1"}',
     )
   const b = parseJsonEnv('QUIRE_BLOB_S3', s3Raw, BlobS3)

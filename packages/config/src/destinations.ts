@@ -21,7 +21,7 @@ const Destinations = z.record(
   Destination,
 )
 
-/** Parses `QUIRE_DESTINATIONS`; a bad value throws an Error naming the entry, so the process stops at start. */
+/** Parses `QUIRE_DESTINATIONS`; a bad value throws a ConfigError naming the entry, so the process stops at start. */
 export function destinationsConfig(env: DestinationsEnv): DestinationsConfig {
   const parsed = parseJsonEnv('QUIRE_DESTINATIONS', env.QUIRE_DESTINATIONS.trim() || '{}', Destinations)
   return Object.fromEntries(

@@ -1,6 +1,7 @@
 import { z } from 'zod'
+import { intEnv } from './env.ts'
 
-const positiveInt = (fallback: number) => z.coerce.number().int().min(1).default(fallback)
+const positiveInt = (fallback: number) => intEnv({ min: 1, default: fallback })
 
 /**
  * What one uploaded file may cost to read (api: intake counts pages; stage-worker: initialization and parsing). Extend

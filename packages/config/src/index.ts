@@ -1,15 +1,10 @@
 import { z } from 'zod'
+import { intEnv } from './env.ts'
 
 /**
- * Environment pieces every Quire process shares. Each app's own `config.ts` extends `SharedEnv` with its knobs and is
- * the only place that reads `process.env`.
+ * Environment pieces every Quire process shares. Each app's own `config.ts` extends `SharedEnv` with its knobs, reads
+ * `process.env` with `parseEnv` (./env.ts) and is the only place that reads it.
  */
-
-/** Parses "true"/"1"/"yes"/"on"; `z.coerce.boolean()` would turn "false" into true. */
-export const BoolEnv = z.preprocess(
-  (v) => (typeof v === 'string' ? ['1', 'true', 'yes', 'on'].includes(v.toLowerCase()) : v),
-  z.boolean(),
-)
 
 export const SharedEnv = z.object({
   NODE_ENV: z.string().default('development'),
@@ -18,14 +13,14 @@ export const SharedEnv = z.object({
   QUIRE_QUEUE_PREFIX: z.string().min(1).default('quire'),
   QUIRE_LOG_LEVEL: z.string().default('info'),
   /** Attempts per stage job; every process that relays the outbox gives stage jobs this many. */
-  QUIRE_STAGE_ATTEMPTS: z.coerce.number().int().min(1).default(3),
+  QUIRE_STAGE_ATTEMPTS: intEnv({ min: 1, default: 3 }),
   /** Outbox rows already handed to BullMQ are deleted this long after dispatch (by every process's relay). */
-  QUIRE_OUTBOX_RETENTION_MS: z.coerce.number().int().min(0).default(3_600_000),
+  QUIRE_OUTBOX_RETENTION_MS: intEnv({ min: 0, default: 3_600_000 }),
   /**
    * On SIGTERM/SIGINT: how long in-flight work may take to finish (API requests, stage and webhook jobs) before what
    * is left is handed back to the queue for another process.
    */
-  QUIRE_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(25_000),
+  QUIRE_SHUTDOWN_GRACE_MS: intEnv({ min: 0, default: 25_000 }),
 })
 export type SharedEnv = z.infer<typeof SharedEnv>
 
@@ -51,6 +46,16 @@ export function clusterSafePrefix(prefix: string): string {
   return /\{[^}]+\}/.test(prefix) ? prefix : `{${prefix}}`
 }
 
+export {
+  BoolEnv,
+  ConfigError,
+  configOrExit,
+  EX_CONFIG,
+  emptyAsUnset,
+  intEnv,
+  intListEnv,
+  parseEnv,
+} from './env.ts'
 export { BlobStoreEnv, blobStoreConfig } from './blob-store.ts'
 export { parseBucketsEnv } from './buckets.ts'
 export { parseJsonEnv } from './s3-env.ts'

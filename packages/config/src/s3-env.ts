@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ConfigError } from './env.ts'
 
 /** The S3 connection fields every S3 setting takes (QUIRE_BUCKETS entries, QUIRE_BLOB_S3). */
 export const S3_CONNECTION_FIELDS = {
@@ -41,18 +42,18 @@ export function s3Connection(b: S3ConnectionInput) {
   }
 }
 
-/** Parses a variable holding JSON with a schema; a bad value throws an Error naming the variable and each problem. */
+/** Parses a variable holding JSON with a schema; a bad value throws a ConfigError naming the variable and each problem. */
 export function parseJsonEnv<S extends z.ZodType>(name: string, raw: string, schema: S): z.infer<S> {
   let json: unknown
   try {
     json = JSON.parse(raw)
   } catch (err) {
-    throw new Error(`${name} is not valid JSON: ${(err as Error).message}`)
+    throw new ConfigError(`${name} is not valid JSON: ${(err as Error).message}`)
   }
   const r = schema.safeParse(json)
   if (!r.success) {
     const issues = r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
-    throw new Error(`${name} is invalid: ${issues.join('; ')}`)
+    throw new ConfigError(`${name} is invalid: ${issues.join('; ')}`)
   }
   return r.data
 }

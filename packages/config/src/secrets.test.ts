@@ -4,6 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { keyIdFor } from '@quire/secrets'
 import { afterAll, describe, expect, it } from 'vitest'
+import { ConfigError } from './env.ts'
 import { SecretsEnv, secretsConfig } from './secrets.ts'
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-secrets-config-'))
@@ -36,6 +37,9 @@ describe('secretsConfig', () => {
     expect(() =>
       parse({ QUIRE_SECRETS_KEY: `k:${a.toString('base64')}`, QUIRE_SECRETS_OLD_KEYS: `k:${b.toString('base64')}` }),
     ).toThrow(/share the id "k"/)
+    // Configuration errors, so the process stops with exit code 78 instead of being restarted.
+    expect(() => parse({ NODE_ENV: 'production' })).toThrow(ConfigError)
+    expect(() => parse({ QUIRE_SECRETS_KEY: 'c2hvcnQ=' })).toThrow(ConfigError)
   })
 
   it('development without a key generates one into the key file, then keeps using it', () => {

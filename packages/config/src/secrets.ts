@@ -1,6 +1,7 @@
 import path from 'node:path'
-import { loadOrCreateDevKey, parseSecretKey, type SecretKeys } from '@quire/secrets'
+import { loadOrCreateDevKey, parseSecretKey, SecretBoxError, type SecretKeys } from '@quire/secrets'
 import { z } from 'zod'
+import { ConfigError } from './env.ts'
 
 /**
  * The keys that seal webhook secrets and receiver credentials at rest (api, webhook-dispatcher,
@@ -25,7 +26,7 @@ export type SecretsConfig = SecretKeys & {
 export const DEV_SECRETS_KEY_FILE = './.data/secrets.key'
 
 /**
- * Throws naming the variable (never a key) when a key is malformed, two keys share an id, or production has none.
+ * Throws a ConfigError naming the variable (never a key) when a key is malformed, two keys share an id, or production has none.
  */
 export function secretsConfig(env: SecretsEnv, opts: { devKeyFile?: string } = {}): SecretsConfig {
   const current = env.QUIRE_SECRETS_KEY?.trim()
@@ -33,21 +34,30 @@ export function secretsConfig(env: SecretsEnv, opts: { devKeyFile?: string } = {
   let currentSpec: string
   if (current) currentSpec = current
   else if (env.NODE_ENV === 'production') {
-    throw new Error('QUIRE_SECRETS_KEY is required when NODE_ENV=production (openssl rand -base64 32)')
+    throw new ConfigError('QUIRE_SECRETS_KEY is required when NODE_ENV=production (openssl rand -base64 32)')
   } else {
     const file = path.resolve(opts.devKeyFile ?? DEV_SECRETS_KEY_FILE)
     const dev = loadOrCreateDevKey(file)
     currentSpec = dev.key
     devKeyFile = { path: file, created: dev.created }
   }
-  const first = parseSecretKey(currentSpec, devKeyFile ? devKeyFile.path : 'QUIRE_SECRETS_KEY')
+  const first = readKey(currentSpec, devKeyFile ? devKeyFile.path : 'QUIRE_SECRETS_KEY')
   const keys = new Map([[first.id, first.key]])
   const old = (env.QUIRE_SECRETS_OLD_KEYS ?? '').split(',').filter((s) => s.trim())
   old.forEach((spec, i) => {
-    const k = parseSecretKey(spec, `QUIRE_SECRETS_OLD_KEYS entry ${i + 1}`)
+    const k = readKey(spec, `QUIRE_SECRETS_OLD_KEYS entry ${i + 1}`)
     const existing = keys.get(k.id)
-    if (existing && !existing.equals(k.key)) throw new Error(`two secrets keys share the id "${k.id}"`)
+    if (existing && !existing.equals(k.key)) throw new ConfigError(`two secrets keys share the id "${k.id}"`)
     keys.set(k.id, k.key)
   })
   return { keys, currentKeyId: first.id, ...(devKeyFile ? { devKeyFile } : {}) }
+}
+
+/** A malformed key is a configuration the process cannot start with. */
+function readKey(spec: string, what: string) {
+  try {
+    return parseSecretKey(spec, what)
+  } catch (err) {
+    throw err instanceof SecretBoxError ? new ConfigError(err.message) : err
+  }
 }
