@@ -1,13 +1,15 @@
 // @ts-check
 // `npm start`: install what is missing, find or start PostgreSQL and Redis, generate the Prisma
 // client, migrate, seed, then run the API, the stage workers and the webhook dispatcher as child
-// processes with prefixed output. Ctrl-C (SIGINT) or SIGTERM stops them all; if one dies, all stop.
+// processes with prefixed output. Ctrl-C (SIGINT) or SIGTERM stops them all. An app that crashes is restarted; one
+// that refuses its configuration (exit code 78) stops them all.
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import readline from 'node:readline'
 import { pathToFileURL } from 'node:url'
+import { afterAppExit, apiPortFromEnv } from './app-exit.mjs'
 import { canConnect, dropDatabase, ensureDatabase, ensureServices, ROOT } from './services.mjs'
 import {
   divergedMigrations,
@@ -134,9 +136,10 @@ async function main() {
     shutdown(143)
   })
 
-  // Something else on the API port would answer for us (and the API would die with EADDRINUSE).
-  const apiPort = Number(process.env.QUIRE_API_PORT || 3000)
-  if (await canConnect('127.0.0.1', apiPort, 500)) {
+  // Something else on the API port would answer for us (and the API would die with EADDRINUSE). A port that is not
+  // one (null) is left to the API, which reports it with every other bad variable.
+  const apiPort = apiPortFromEnv(process.env.QUIRE_API_PORT)
+  if (apiPort !== null && (await canConnect('127.0.0.1', apiPort, 500))) {
     console.error(`port ${apiPort} is already in use (another Quire?): stop it or set QUIRE_API_PORT`)
     process.exit(1)
   }
@@ -184,8 +187,8 @@ async function main() {
       )
 
     const width = Math.max(...APPS.map((a) => a.name.length))
-    // A crashed app is restarted with backoff (1 s, doubling to 30 s; back to 1 s after a minute up), as a container
-    // restart policy would; the others keep running. Ctrl-C / SIGTERM still stops everything.
+    // A crashed app is restarted with backoff while the others keep running; one that refuses its configuration stops
+    // everything (app-exit.mjs). Ctrl-C / SIGTERM still stops everything.
     const launch = (app, i, restarts = 0) => {
       const file = path.join(ROOT, app.entry)
       const startedAt = Date.now()
@@ -207,13 +210,21 @@ async function main() {
       child.on('close', (code, signal) => {
         if (children.get(app.name) === child) children.delete(app.name)
         if (stopping) return
-        const healthy = Date.now() - startedAt > 60_000
-        const attempt = healthy ? 0 : restarts
-        const delay = Math.min(30_000, 1000 * 2 ** attempt)
-        log(`${app.name} exited (${signal ?? code}); restarting it in ${delay / 1000} s (restart ${attempt + 1})`)
+        const next = afterAppExit({ code, upMs: Date.now() - startedAt, restarts })
+        if (next.action === 'stop') {
+          log(
+            `${app.name} refused its configuration (exit code ${code}, see its message above); a restart cannot fix ` +
+              'that: stopping everything',
+          )
+          shutdown(next.exitCode)
+          return
+        }
+        log(
+          `${app.name} exited (${signal ?? code}); restarting it in ${next.delayMs / 1000} s (restart ${next.attempt + 1})`,
+        )
         setTimeout(() => {
-          if (!stopping) launch(app, i, attempt + 1)
-        }, delay)
+          if (!stopping) launch(app, i, next.attempt + 1)
+        }, next.delayMs)
       })
     }
     APPS.forEach((app, i) => {
@@ -228,7 +239,7 @@ async function main() {
       return shutdown(0)
     }
 
-    if (children.has('api')) {
+    if (children.has('api') && apiPort !== null) {
       const deadline = Date.now() + 60_000
       while (!stopping && Date.now() < deadline && !(await canConnect('127.0.0.1', apiPort, 300)))
         await new Promise((r) => setTimeout(r, 250))
