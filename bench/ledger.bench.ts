@@ -15,10 +15,12 @@
 // the row stays locked over as much as for the ledger, so the same shapes are also measured with the bare UPDATE in
 // place of the reservation, and each shape's row is the reservation against the bare UPDATE in that same shape (the
 // autocommit row stays the scenario's headline: the bare UPDATE on its own).
+// Printed among the references: the bare UPDATE writing the reservation's two rows (hold, entry) in one plain
+// statement, what the rows alone cost on the hot row without the ledger's queue.
 // Printed beside the autocommit rows: how busy the host's CPU was and PostgreSQL's CPU per operation on each side.
 // One hot workspace's operations queue on its row, so the host can sit partly idle while they wait their turn.
 import { createPrisma, directSql, directTransaction, type RawSql } from '@quire/db'
-import { newId } from '@quire/domain'
+import { holdIdFor, newId } from '@quire/domain'
 import { CreditReserver, grantCredits, reconcileLedger, reserveCredits } from '@quire/ledger'
 import {
   freshDatabase,
@@ -98,6 +100,7 @@ async function bareUpdate(tx: RawSql, workspaceId: string): Promise<boolean> {
   return n === 1
 }
 
+const refRowsWs = await hotWorkspace('bench-reference-bare-rows')
 const refBareTxWs = await hotWorkspace('bench-reference-bare-tx')
 const refFirstWs = await hotWorkspace('bench-reference-bare-first')
 const refLastWs = await hotWorkspace('bench-reference-bare-last')
@@ -129,6 +132,20 @@ const variants: Record<string, () => Promise<boolean>> = {
       if (!r.ok) throw new Refused()
       return true
     }),
+  // The bare UPDATE writing the two rows a reservation must leave (its hold and its `reserve` entry) in the same
+  // statement, as plain SQL with no queue: what a reservation that keeps the ledger's rows can reach at best.
+  'reference: bare UPDATE with the hold and entry rows, one statement (autocommit)': async () => {
+    const jobId = newId('job')
+    const n = await sql.$executeRaw`
+      WITH hold AS (
+        INSERT INTO credit_holds (id, workspace_id, job_id, amount, period, created_at)
+        VALUES (${holdIdFor(jobId)}, ${refRowsWs}, ${jobId}, 1, date_trunc('month', now())::date, now())),
+      entry AS (
+        INSERT INTO ledger_entries (id, workspace_id, job_id, kind, debit_account, credit_account, amount, created_at)
+        VALUES (${newId('led')}, ${refRowsWs}, ${jobId}, 'reserve', 'available', 'reserved', 1, now()))
+      UPDATE workspaces SET credits_available = credits_available - 1 WHERE id = ${refRowsWs} AND credits_available >= 1`
+    return n === 1
+  },
   // The same shapes with the bare UPDATE instead of reserveCredits: what the transaction rows can reach at best.
   'reference: bare UPDATE in a transaction': () => directTransaction(db, (tx) => bareUpdate(tx, refBareTxWs)),
   'reference: bare UPDATE first in a createJob-like transaction': () =>
