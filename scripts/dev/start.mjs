@@ -84,7 +84,9 @@ async function banner({ base, env, services }) {
     `  Base URL:   ${base}   (health: ${base}/healthz)`,
     `  Docs:       ${base}/docs   OpenAPI: ${base}/v1/openapi.json?form=A (or form=B)`,
     `  Dashboard:  ${base}/admin/queues   (Authorization: Bearer ${token}; in a browser: any user, password ${token})`,
-    `  Admin:      token kept in ${path.relative(ROOT, tokenFile)} (generated; set QUIRE_ADMIN_TOKEN to choose one)`,
+    process.env.QUIRE_ADMIN_TOKEN
+      ? `  Admin:      the token in QUIRE_ADMIN_TOKEN`
+      : `  Admin:      token kept in ${path.relative(ROOT, tokenFile)} (generated; set QUIRE_ADMIN_TOKEN to choose one)`,
     `  Listening:  ${env.QUIRE_HOST ?? env.QUIRE_API_HOST ?? '127.0.0.1'} only (set QUIRE_HOST=0.0.0.0 to serve the network)`,
     `  Database:   ${services.databaseUrl.replace(/:[^:@/]*@/, ':***@')}`,
     `  Redis:      ${services.redisUrl}`,

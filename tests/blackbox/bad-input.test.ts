@@ -788,6 +788,8 @@ describe('NUL bytes never reach the database', () => {
     const res = await call(stack.baseUrl, 'DELETE', '/v1/jobs', { key: keyB })
     expect(res.status).toBe(405)
     expect(res.body).toMatchObject({ error: 'METHOD_NOT_ALLOWED' })
+    // RFC 9110 §15.5.6: a 405 names the methods the path takes.
+    expect(res.headers.get('allow')?.split(/,\s*/)).toEqual(expect.arrayContaining(['GET', 'POST']))
   })
 })
 

@@ -14,19 +14,17 @@ export function createApp(deps: AppDeps, extra: Koa.Middleware[] = [], routes: r
   app.on('error', (err: Error) => deps.log.debug({ err }, 'request stream error'))
   app.use(errorHandler(deps.log))
   for (const m of extra) app.use(m)
-  // Anything no route answered is a flat 404; wrapped around the router so that 405 (below) is decided first.
+  // Anything no route answered is a flat 404, and a path served with other methods a 405 whose `Allow` header (set
+  // by the router below) lists them (RFC 9110); wrapped around the router so that it decides first.
   app.use(async (ctx, next) => {
     await next()
-    if (ctx.status === 404 && !ctx.body) throw new DomainError('not_found', `no route ${ctx.method} ${ctx.path}`)
+    if (ctx.body) return
+    if (ctx.status === 404) throw new DomainError('not_found', `no route ${ctx.method} ${ctx.path}`)
+    if (ctx.status === 405) throw new DomainError('METHOD_NOT_ALLOWED', 'this path does not take that method')
+    if (ctx.status === 501) throw new DomainError('METHOD_NOT_ALLOWED', 'this method is not supported')
   })
   const router = mountRoutes(deps, routes)
   app.use(router.routes())
-  app.use(
-    router.allowedMethods({
-      throw: true,
-      methodNotAllowed: () => new DomainError('METHOD_NOT_ALLOWED', 'this path does not take that method'),
-      notImplemented: () => new DomainError('METHOD_NOT_ALLOWED', 'this method is not supported'),
-    }),
-  )
+  app.use(router.allowedMethods())
   return app
 }

@@ -13,6 +13,15 @@ const apiType = (job: JobView) => (job.pipeline.id === 'parse' ? 'parse' : 'extr
 export function presentFormBJob(job: JobView, include: FormBInclude, now = new Date()) {
   const file = job.files[0]
   const end = job.completedAt ?? now
+  // A stage's credits are what the job is charged for it: what it measured while the job runs, and once the job is
+  // settled no more than the settlement has left (spec: "settles to actual cost"), so a final job's stages add up to
+  // its charge: nothing for a failed, timed-out or cancelled job, the delivered part for completed_with_errors.
+  let unsettled = isFinalStatus(job.status) && job.creditsUsed !== null ? job.creditsUsed : Number.POSITIVE_INFINITY
+  const charged = (measured: number): number => {
+    const credits = Math.min(measured, unsettled)
+    unsettled -= credits
+    return credits
+  }
   // DESIGN: a blocked job (parked for an operator) is shown as `processing`, with the stage it waits in.
   const status = job.status === 'blocked' ? 'processing' : job.status
   return {
@@ -55,7 +64,7 @@ export function presentFormBJob(job: JobView, include: FormBInclude, now = new D
               started_at: s.startedAt.toISOString(),
               completed_at: s.completedAt?.toISOString() ?? null,
               ms: s.ms,
-              credits: s.credits,
+              credits: charged(s.credits),
               attempts: s.attempts,
               ...(s.error ? { error: s.error } : {}),
             })),

@@ -125,10 +125,20 @@ describe('route declarations are enforced', () => {
     expect(logged).not.toContain('response not declared by its route')
   })
 
-  it('a known path with another method is 405 METHOD_NOT_ALLOWED in the flat envelope', async () => {
+  it('a known path with another method is 405 METHOD_NOT_ALLOWED in the flat envelope, Allow naming its methods', async () => {
     const { base } = await serve(true)
     const res = await fetch(`${base}/t/declared`, { method: 'POST' })
     expect(res.status).toBe(405)
+    // RFC 9110 §15.5.6: a 405 carries Allow.
+    expect(res.headers.get('allow')).toMatch(/\bGET\b/)
+    expect(await res.json()).toMatchObject({ error: 'METHOD_NOT_ALLOWED' })
+  })
+
+  it('a method the router does not know is 405 METHOD_NOT_ALLOWED too, with Allow', async () => {
+    const { base } = await serve(true)
+    const res = await fetch(`${base}/t/declared`, { method: 'PROPFIND' })
+    expect(res.status).toBe(405)
+    expect(res.headers.get('allow')).toMatch(/\bGET\b/)
     expect(await res.json()).toMatchObject({ error: 'METHOD_NOT_ALLOWED' })
   })
 })

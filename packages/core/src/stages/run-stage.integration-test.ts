@@ -12,7 +12,7 @@ import { cancelJob } from '../jobs/cancel-job.ts'
 import { submitTestJob } from '../jobs/submit-job.test-helper.ts'
 import { ensurePlatformPipelines } from '../pipelines/pipelines.ts'
 import { createWorkspace } from '../workspaces/workspaces.ts'
-import { runStage, runStages } from './run-stage.ts'
+import { failJob, runStage, runStages } from './run-stage.ts'
 import { loadJobForStage, type StageDeps } from './stage-context.ts'
 
 // runStage on real PostgreSQL, a real blob store in a temporary directory and real PDFs. Crashes and cancellations
@@ -259,6 +259,28 @@ describe('runStage on real PostgreSQL', () => {
     // The message for a stage still in flight finds the job stopped and writes nothing.
     expect(await runStage(deps, { jobId, stage: 'split_classify' })).toBe('stopped')
     expect(await snapshot(jobId)).toEqual(s)
+  })
+
+  it('a job that fails or times out ends its documents still under way or parked for review, with its error', async () => {
+    for (const parked of [false, true]) {
+      const { jobId } = await submitJob()
+      for (const stage of ['initialization', 'parse', 'split_classify'] as const) await runStage(deps, { jobId, stage })
+      const before = await db.document.findMany({ where: { jobId }, orderBy: { id: 'asc' } })
+      const underWay = before.filter((d) => d.status === 'processing')
+      expect(underWay.length).toBeGreaterThan(0)
+      if (parked) await db.document.update({ where: { id: underWay[0]!.id }, data: { status: 'in_review' } })
+
+      expect(await failJob(deps, { jobId, code: 'sync_timeout', message: 'too long', to: 'timed_out' })).toBe(true)
+      const s = await snapshot(jobId)
+      expect(s.job.status).toBe('timed_out')
+      // Neither reads as work under way, nor as awaiting a decision that can no longer change anything; the rest
+      // keep what they were.
+      const ended = new Set(underWay.map((d) => d.id))
+      for (const d of s.documents) {
+        if (ended.has(d.id)) expect([d.status, d.errorCode], d.id).toEqual(['failed', 'sync_timeout'])
+        else expect(d.status, d.id).toBe(before.find((b) => b.id === d.id)?.status)
+      }
+    }
   })
 
   it('events of a workspace with no webhook are stored as fanned out and never become fan-out work', async () => {

@@ -33,7 +33,7 @@ import {
   type StageExecutor,
   type StageOutput,
 } from './stage-context.ts'
-import { validateStage } from './validate.stage.ts'
+import { PARKED_DOCUMENT_STATUSES, validateStage } from './validate.stage.ts'
 import { clientMessage } from './client-message.ts'
 import { applyDocumentWrites, type JobChanges, writeCheckpoint } from './stage-writes.ts'
 
@@ -578,6 +578,12 @@ export async function failJobInTx(
   await tx.stageRun.updateMany({
     where: { jobId: opts.jobId, stage, status: 'running' },
     data: { status: 'failed', error: clientMessage(opts.message, stage), completedAt: new Date() },
+  })
+  // Documents still under way or parked for review end with the job, as cancel ends them: left as they were, they
+  // would read as work under way, or as awaiting a decision that can no longer change anything, forever.
+  await tx.document.updateMany({
+    where: { jobId: opts.jobId, status: { in: ['processing', ...PARKED_DOCUMENT_STATUSES] } },
+    data: { status: 'failed', errorCode: opts.code, errorMessage: clientMessage(opts.message, stage) },
   })
   await voidCredits(tx, { jobId: opts.jobId })
   await recordEvents(tx, [

@@ -8,7 +8,8 @@ type FieldValue = { value: unknown; confidence: number }
 export const PARKED_DOCUMENT_STATUSES: readonly string[] = ['in_review', 'escalated']
 
 /**
- * Why a document needs a reviewer: a required field missing, or a found value below the pipeline's confidence bar.
+ * Why a document needs a reviewer: a required field missing, a found value below the pipeline's confidence bar, or
+ * (under a bar above 0) no field of its schema found at all.
  * Used by the validate stage and again on a reviewer's corrected data.
  */
 export function reviewProblems(
@@ -21,10 +22,15 @@ export function reviewProblems(
   for (const f of schema?.fields ?? []) {
     if (f.required && (data[f.name]?.value ?? null) === null) problems.push(`${f.name}: required field not found`)
   }
+  const bar = definition.review.min_confidence
   for (const [name, v] of Object.entries(data)) {
-    if (v.value !== null && v.confidence < definition.review.min_confidence) {
-      problems.push(`${name}: confidence ${v.confidence} below ${definition.review.min_confidence}`)
-    }
+    if (v.value !== null && v.confidence < bar) problems.push(`${name}: confidence ${v.confidence} below ${bar}`)
+  }
+  // A document none of whose fields was found was read with confidence 0 (DESIGN: a field not found reads
+  // `{value: null, confidence: 0}`): below any bar above 0, though no found value is.
+  const fields = schema?.fields ?? []
+  if (bar > 0 && fields.length > 0 && fields.every((f) => (data[f.name]?.value ?? null) === null)) {
+    problems.push(`no field of ${doc.schemaId} found: confidence 0 below ${bar}`)
   }
   return problems
 }
