@@ -1,6 +1,6 @@
 export { DomainError, isDomainError } from './domain-error.ts'
 export type { DomainErrorCode } from './domain-error.ts'
-export { parseInput } from './parse-input.ts'
+export { parseInput, isStorableText, unstorableText, LONE_SURROGATES } from './parse-input.ts'
 export {
   STAGES,
   WORKER_STAGES,

@@ -1,4 +1,4 @@
-import { DomainError } from '@quire/domain'
+import { DomainError, isStorableText } from '@quire/domain'
 import { z } from 'zod'
 
 /** Form A multipart text fields of `POST /v1/jobs` (the files arrive as repeated `file` parts). */
@@ -96,8 +96,6 @@ export const FormASubmitJson = z.strictObject({
 export type FormASubmitJson = z.infer<typeof FormASubmitJson>
 
 const Metadata = z.record(z.string(), z.string())
-const LONE_SURROGATE = /\p{Cs}/u
-const storableText = (s: string): boolean => !s.includes('\u0000') && !LONE_SURROGATE.test(s)
 const MAX_METADATA_PAIRS = 20
 
 /** Form A `metadata` as sent in a multipart field: a JSON object of up to 20 string values. */
@@ -123,7 +121,7 @@ export function checkMetadata(value: unknown): Record<string, string> | null {
     throw new DomainError('INVALID_METADATA', `metadata holds at most ${MAX_METADATA_PAIRS} pairs`)
   }
   // Escapes inside the JSON ("\u0000", a lone "\ud800") decode to text no database column can hold.
-  if (Object.entries(r.data).some(([k, v]) => !storableText(k) || !storableText(v))) {
+  if (Object.entries(r.data).some(([k, v]) => !isStorableText(k) || !isStorableText(v))) {
     throw new DomainError('INVALID_METADATA', 'metadata text may not contain NUL characters or lone surrogates')
   }
   return r.data

@@ -1,6 +1,6 @@
 import Router from '@koa/router'
 import { authenticateApiKey, type Principal, recordQuarantine } from '@quire/core'
-import { DomainError, parseInput, PLATFORM_MAX_FILE_MB } from '@quire/domain'
+import { DomainError, parseInput, PLATFORM_MAX_FILE_MB, unstorableText } from '@quire/domain'
 import { type ApiForm, formProfile } from '@quire/forms'
 import type { Middleware } from 'koa'
 import { adminTokenMatches } from '../middleware/authenticate.ts'
@@ -129,7 +129,6 @@ const MAX_DEPTH = 64
  * replacement). A client never means U+FFFD, so its presence is how invalid UTF-8 is recognised after decoding.
  */
 const REPLACEMENT = '\uFFFD'
-const LONE_SURROGATE = /\p{Cs}/u
 
 /**
  * DESIGN (Robustness): NUL bytes or invalid UTF-8 in any string are the client's error, 400 VALIDATION_ERROR; a NUL
@@ -140,10 +139,13 @@ function rejectBadText(value: unknown, where: string, depth = 0): void {
     throw new DomainError('VALIDATION_ERROR', `${where}: nested deeper than ${MAX_DEPTH} levels`)
   }
   if (typeof value === 'string') {
-    if (value.includes(NUL)) throw new DomainError('VALIDATION_ERROR', `${where}: text may not contain NUL characters`)
+    const unstorable = unstorableText(value)
+    if (unstorable === 'nul') throw new DomainError('VALIDATION_ERROR', `${where}: text may not contain NUL characters`)
     if (value.includes(REPLACEMENT)) throw new DomainError('VALIDATION_ERROR', `${where}: text is not valid UTF-8`)
     // A JSON escape of half a surrogate pair ("\ud800") decodes to text that is not Unicode.
-    if (LONE_SURROGATE.test(value)) throw new DomainError('VALIDATION_ERROR', `${where}: text holds a lone surrogate`)
+    if (unstorable === 'lone-surrogate') {
+      throw new DomainError('VALIDATION_ERROR', `${where}: text holds a lone surrogate`)
+    }
   } else if (Array.isArray(value)) {
     for (const v of value) rejectBadText(v, where, depth + 1)
   } else if (value && typeof value === 'object') {

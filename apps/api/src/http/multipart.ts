@@ -4,7 +4,7 @@ import { unlink } from 'node:fs/promises'
 import path from 'node:path'
 import formidable, { type File, type Part } from 'formidable'
 import type { Context, Middleware } from 'koa'
-import { DomainError, isDomainError } from '@quire/domain'
+import { DomainError, isDomainError, LONE_SURROGATES } from '@quire/domain'
 import type { UploadedFile } from '@quire/core'
 import { type BodyLimits, clientAborted, fromBodyError } from './body-errors.ts'
 import { closeAfterResponse } from './connection.ts'
@@ -373,7 +373,6 @@ export const toUploaded = (f: File): UploadedFile => ({
 })
 
 const CONTROL_OR_BIDI = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
 
 /**
  * A client-sent file name made safe to store and echo: the last path segment only (`../../etc/passwd` → `passwd`,
@@ -383,7 +382,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  */
 export function sanitiseFileName(raw: string): string {
   const base = raw.split(/[\\/]/).pop() ?? ''
-  const clean = base.replace(CONTROL_OR_BIDI, '').replace(LONE_SURROGATE, '\uFFFD').trim()
+  const clean = base.replace(CONTROL_OR_BIDI, '').replace(LONE_SURROGATES, '\uFFFD').trim()
   const short = Array.from(clean).slice(0, 255).join('')
   return short === '' || short === '.' || short === '..' ? 'upload' : short
 }
