@@ -2,9 +2,8 @@ import { DomainError, isFinalStatus } from '@quire/domain'
 import type { Db } from '@quire/db'
 import { voidCredits } from '@quire/ledger'
 import { leaveErrorGroupInTx } from './error-groups.ts'
-import { lockJob, transitionJob } from './job-transitions.ts'
+import { endOpenDocuments, lockJob, transitionJob } from './job-transitions.ts'
 import { getJob } from './read-jobs.ts'
-import { PARKED_DOCUMENT_STATUSES } from '../stages/validate.stage.ts'
 
 /**
  * Cancels a job that has not finished. Workers notice at their next stage boundary and discard their work; the
@@ -27,12 +26,7 @@ export async function cancelJob(opts: { db: Db; workspaceId: string; jobId: stri
       where: { jobId: opts.jobId, status: 'running' },
       data: { status: 'failed', error: 'cancelled', completedAt: new Date() },
     })
-    // Documents still being processed or parked for review end with the job: left as they were, they would read as
-    // work under way, or as awaiting a decision that can no longer change anything, forever.
-    await tx.document.updateMany({
-      where: { jobId: opts.jobId, status: { in: ['processing', ...PARKED_DOCUMENT_STATUSES] } },
-      data: { status: 'cancelled' },
-    })
+    await endOpenDocuments(tx, opts.jobId, { status: 'cancelled' })
     await voidCredits(tx, { jobId: opts.jobId })
     // A cancelled blocked job leaves its error group (the last one out resolves it).
     await leaveErrorGroupInTx(tx, await tx.job.findUniqueOrThrow({ where: { id: opts.jobId } }))

@@ -1,6 +1,7 @@
 import { canTransition, DomainError, type JobStatus } from '@quire/domain'
 import type { Tx } from '@quire/db'
 import type { Prisma } from '@quire/db'
+import { PARKED_DOCUMENT_STATUSES } from '../stages/validate.stage.ts'
 
 /**
  * The only writer of job statuses. The update is conditional on the status read, so two processes racing (a worker
@@ -26,4 +27,20 @@ export async function lockJob(tx: Tx, jobId: string): Promise<JobStatus | null> 
     { status: JobStatus }[]
   >`SELECT status::text AS status FROM jobs WHERE id = ${jobId} FOR UPDATE`
   return rows[0]?.status ?? null
+}
+
+/**
+ * Ends the documents of a job that has just ended (cancelled, failed, timed out) which are still under way or parked
+ * for review, with `set` (their final status and, for a failure, its error). Left as they were, they would read as
+ * work under way, or as awaiting a decision that can no longer change anything, forever.
+ */
+export async function endOpenDocuments(
+  tx: Tx,
+  jobId: string,
+  set: Pick<Prisma.DocumentUpdateManyMutationInput, 'status' | 'errorCode' | 'errorMessage'>,
+): Promise<void> {
+  await tx.document.updateMany({
+    where: { jobId, status: { in: ['processing', ...PARKED_DOCUMENT_STATUSES] } },
+    data: set,
+  })
 }

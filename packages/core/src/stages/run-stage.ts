@@ -16,7 +16,7 @@ import { settleCredits, voidCredits } from '@quire/ledger'
 import { outbox, outboxWriteCount, type Priority } from '@quire/queues'
 import { recordEvents, type EventInput } from '../events/record-event.ts'
 import { leaveErrorGroupInTx } from '../jobs/error-groups.ts'
-import { lockJob, transitionJob } from '../jobs/job-transitions.ts'
+import { endOpenDocuments, lockJob, transitionJob } from '../jobs/job-transitions.ts'
 import { destinationStage } from './destination.stage.ts'
 import { extractStage } from './extract.stage.ts'
 import { initializationStage } from './initialization.stage.ts'
@@ -33,7 +33,7 @@ import {
   type StageExecutor,
   type StageOutput,
 } from './stage-context.ts'
-import { PARKED_DOCUMENT_STATUSES, validateStage } from './validate.stage.ts'
+import { validateStage } from './validate.stage.ts'
 import { clientMessage } from './client-message.ts'
 import { applyDocumentWrites, type JobChanges, writeCheckpoint } from './stage-writes.ts'
 
@@ -579,11 +579,10 @@ export async function failJobInTx(
     where: { jobId: opts.jobId, stage, status: 'running' },
     data: { status: 'failed', error: clientMessage(opts.message, stage), completedAt: new Date() },
   })
-  // Documents still under way or parked for review end with the job, as cancel ends them: left as they were, they
-  // would read as work under way, or as awaiting a decision that can no longer change anything, forever.
-  await tx.document.updateMany({
-    where: { jobId: opts.jobId, status: { in: ['processing', ...PARKED_DOCUMENT_STATUSES] } },
-    data: { status: 'failed', errorCode: opts.code, errorMessage: clientMessage(opts.message, stage) },
+  await endOpenDocuments(tx, opts.jobId, {
+    status: 'failed',
+    errorCode: opts.code,
+    errorMessage: clientMessage(opts.message, stage),
   })
   await voidCredits(tx, { jobId: opts.jobId })
   await recordEvents(tx, [
