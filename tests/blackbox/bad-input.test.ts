@@ -99,6 +99,7 @@ const filePart = (field: string, name: string, content: string | Uint8Array, typ
   headers: [`Content-Disposition: form-data; name="${field}"; filename="${name}"`, `Content-Type: ${type}`],
   content: Buffer.from(content),
 })
+type Part = Parameters<typeof multipartBytes>[1][number]
 const textPart = (field: string, value: string) => ({
   headers: [`Content-Disposition: form-data; name="${field}"`],
   content: value,
@@ -311,7 +312,7 @@ describe('413 FILE_TOO_LARGE, per file, early', () => {
 
   // Spec, Form B responses, rule 4: "Files are processed in order. If a later file is rejected, jobs already created
   // for earlier files stand and the response is the error."
-  it('Form B: a later file over 100 MB is 413, and the job of the file before it stands', async () => {
+  it('Form B rule 4: a later file over 100 MB is 413, the job of the file before it stands and the 413 names it', async () => {
     const { key } = await newWorkspace(stack.baseUrl, 'B', { credits: 1000 })
     const res = await call(stack.baseUrl, 'POST', '/v1/jobs', {
       key,
@@ -324,9 +325,113 @@ describe('413 FILE_TOO_LARGE, per file, early', () => {
     expect(res.body).toMatchObject({ error: 'FILE_TOO_LARGE', details: { file_name: 'second.pdf' } })
     const jobs = await call(stack.baseUrl, 'GET', '/v1/jobs', { key })
     expect(jobs.body.data).toHaveLength(1)
+    expect(res.body.details.created_job_ids).toEqual([jobs.body.data[0].job_id])
     const job = await call(stack.baseUrl, 'GET', `/v1/jobs/${jobs.body.data[0].job_id}`, { key })
     expect(job.body.input).toMatchObject({ file_name: 'first.pdf' })
     await expectUploadDirEmpty()
+  })
+
+  /**
+   * Form B over a raw socket without holding the big file in memory: `before` parts, then a file of `hugeBytes`
+   * named huge.pdf streamed in 1 MB chunks, then `after` parts and the closing boundary.
+   */
+  async function submitAroundHugeFile(key: string, before: Part[], after: Part[], hugeBytes = LIMIT + MB) {
+    const head = Buffer.concat([multipartBytes(B, before, false), fileHead()])
+    const tail = Buffer.concat([Buffer.from('\r\n'), multipartBytes(B, after)])
+    const chunk = Buffer.alloc(MB, 0x25)
+    let produced = 0
+    let tailSent = false
+    return rawRequest({
+      port,
+      head: [
+        'POST /v1/jobs HTTP/1.1',
+        `Host: 127.0.0.1:${port}`,
+        `X-API-Key: ${key}`,
+        `Content-Type: multipart/form-data; boundary=${B}`,
+        `Content-Length: ${head.length + hugeBytes + tail.length}`,
+      ],
+      body: head,
+      stream: () => {
+        if (produced < hugeBytes) {
+          const n = Math.min(chunk.length, hugeBytes - produced)
+          produced += n
+          return chunk.subarray(0, n)
+        }
+        if (tailSent) return null
+        tailSent = true
+        return tail
+      },
+      timeoutMs: 90_000,
+      contract: true,
+    })
+  }
+
+  it('Form B rule 4 ("jobs already created for earlier files stand"): text fields sent after the refused file apply to the earlier jobs; the 413 lists them; a later file never becomes a job; the connection stays open; nothing left', async () => {
+    const { key } = await newWorkspace(stack.baseUrl, 'B', { credits: 1000 })
+    const created = await call(stack.baseUrl, 'POST', '/v1/pipelines', {
+      key,
+      json: { name: 'after-the-file', definition: {} },
+    })
+    const pipelineId = created.body.id as string
+    await call(stack.baseUrl, 'POST', `/v1/pipelines/${pipelineId}/versions/1/publish`, { key })
+    const pdf = await invoicePdf()
+    const res = await submitAroundHugeFile(
+      key,
+      [filePart('files', 'first.pdf', pdf), filePart('files', 'second.pdf', pdf)],
+      [
+        textPart('pipeline_id', pipelineId),
+        textPart('client_reference_id', 'ref-after'),
+        textPart('environment', 'test'),
+        filePart('files', 'later.pdf', pdf),
+      ],
+    )
+    expect(res.status, res.body).toBe(413)
+    expect(res.json).toMatchObject({ error: 'FILE_TOO_LARGE', details: { file_name: 'huge.pdf' } })
+    // The whole body was read, so the connection is kept (no early close).
+    expect(res.headers.connection).not.toBe('close')
+    const ids: string[] = res.json.details.created_job_ids
+    expect(ids).toHaveLength(2)
+    const jobs = await Promise.all(ids.map((id) => call(stack.baseUrl, 'GET', `/v1/jobs/${id}`, { key })))
+    expect(jobs.map((j) => j.body.input.file_name)).toEqual(['first.pdf', 'second.pdf'])
+    for (const j of jobs) {
+      expect(j.body).toMatchObject({ pipeline_id: pipelineId, client_reference_id: 'ref-after', environment: 'test' })
+    }
+    // The earlier jobs run that pipeline to the end.
+    const done = await pollUntil(
+      () => call(stack.baseUrl, 'GET', `/v1/jobs/${ids[0]}`, { key }),
+      (r) => ['completed', 'completed_with_errors', 'failed'].includes(r.body.status),
+      120_000,
+    )
+    expect(done.body).toMatchObject({ status: 'completed', pipeline_id: pipelineId })
+    // Neither the refused file nor the one after it became a job.
+    for (const environment of ['test', 'production']) {
+      const list = await call(stack.baseUrl, 'GET', `/v1/jobs?environment=${environment}`, { key })
+      expect(list.body.data.map((j: { job_id: string }) => j.job_id).sort()).toEqual(
+        environment === 'test' ? [...ids].sort() : [],
+      )
+    }
+    await expectUploadDirEmpty()
+    expect((await contractFetch(stack.baseUrl, '/healthz')).status).toBe(200)
+    expect(stack.logs.api.join('')).not.toContain('unexpected error')
+  })
+
+  it('Form B rule 4: fields after the refused file obey the usual rules — given twice (before and after it) 400 INVALID_PARAMETER, an unknown one 400 UNKNOWN_PARAMETER — and then no job is created', async () => {
+    const { key } = await newWorkspace(stack.baseUrl, 'B', { credits: 1000 })
+    const pdf = await invoicePdf()
+    const twice = await submitAroundHugeFile(
+      key,
+      [textPart('client_reference_id', 'one'), filePart('files', 'first.pdf', pdf)],
+      [textPart('client_reference_id', 'two')],
+    )
+    await expectRejected(asFlat(twice), 400, 'INVALID_PARAMETER', key)
+    expect(twice.json.message).toContain('client_reference_id')
+    const unknown = await submitAroundHugeFile(
+      key,
+      [filePart('files', 'first.pdf', pdf)],
+      [textPart('pipline_id', 'x')],
+    )
+    await expectRejected(asFlat(unknown), 400, 'UNKNOWN_PARAMETER', key)
+    expect(unknown.json.details).toEqual({ parameters: ['pipline_id'] })
   })
 })
 

@@ -10,7 +10,16 @@ import pino from 'pino'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { multipartBytes, rawRequest, type RawResponse } from '../../../../tests/blackbox/raw-http.ts'
 import { errorHandler } from '../middleware/error-handler.ts'
-import { extendedFileName, fieldsOf, filesOf, MAX_FIELDS, multipartMiddleware, sanitiseFileName } from './multipart.ts'
+import {
+  extendedFileName,
+  fieldsOf,
+  filesOf,
+  MAX_FIELDS,
+  maxRequestBodyBytes,
+  multipartMiddleware,
+  refusedFileOf,
+  sanitiseFileName,
+} from './multipart.ts'
 
 const MB = 1024 * 1024
 const LIMIT = 1 * MB
@@ -477,6 +486,185 @@ describe('file names', () => {
     const res = await post(body)
     expect(res.status).toBe(200)
     expect(seen!.files[0]!.name).toMatch(/^\ufffd+A\ufffd?\.pdf$/)
+  })
+})
+
+// Spec, POST /v1/jobs, Form B responses item 4: "Files are processed in order. If a later file is rejected, jobs
+// already created for earlier files stand and the response is the error." The middleware's part: the files before the
+// refused one reach the route with every text field of the request; nothing of the refused file or of a later file is
+// kept. (What the route makes of it is checked black-box, tests/blackbox/bad-input.test.ts.)
+describe('earlierFilesStand: a later file over the limit', () => {
+  const STAND = { uploadDir: '', maxFileBytes: LIMIT, maxFiles: 3, maxFields: 10, maxFieldsBytes: 64 * 1024 }
+  let standServer: ReturnType<Koa['listen']>
+  let standPort: number
+  let standSeen: { fields: Record<string, unknown>; files: string[]; tempFiles: number } | null
+
+  beforeAll(async () => {
+    const app = new Koa()
+    app.silent = true
+    app.use(errorHandler(pino({ level: 'silent' })))
+    app.use(
+      multipartMiddleware({
+        ...STAND,
+        uploadDir: dir,
+        earlierFilesStand: true,
+        parameters: () => ({ fileField: 'files', text: ['a', 'b'], query: [] }),
+      }),
+    )
+    app.use(async (ctx) => {
+      standSeen = {
+        fields: fieldsOf(ctx as never),
+        files: filesOf(ctx as never, 'files').map((f) => f.originalFilename ?? ''),
+        tempFiles: readdirSync(dir).length,
+      }
+      const refused = refusedFileOf(ctx as never)
+      if (refused) throw refused
+      ctx.body = { ok: true }
+    })
+    standServer = app.listen(0, '127.0.0.1')
+    await new Promise((r) => standServer.once('listening', r))
+    standPort = (standServer.address() as AddressInfo).port
+  })
+  afterAll(async () => {
+    await new Promise((r) => standServer.close(r))
+  })
+  beforeEach(() => {
+    standSeen = null
+  })
+
+  const send = (body: Buffer) =>
+    rawRequest({
+      port: standPort,
+      head: [
+        'POST /upload HTTP/1.1',
+        'Host: test',
+        `Content-Type: multipart/form-data; boundary=${B}`,
+        `Content-Length: ${body.length}`,
+      ],
+      body,
+    })
+  const bigHead = Buffer.from(
+    `--${B}\r\nContent-Disposition: form-data; name="files"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
+  )
+  const frame = (b: Buffer) => Buffer.concat([Buffer.from(`${b.length.toString(16)}\r\n`), b, Buffer.from('\r\n')])
+
+  it('rule 4: text fields after the refused file reach the route with the file before it; the refused and later files are never kept', async () => {
+    const res = await send(
+      multipartBytes(B, [
+        filePart('files', 'a.pdf', Buffer.alloc(1000, 1)),
+        filePart('files', 'big.pdf', Buffer.alloc(3 * LIMIT, 2)),
+        textPart('a', 'after'),
+        filePart('files', 'later.pdf', Buffer.alloc(1000, 3)),
+        textPart('b', 'last'),
+      ]),
+    )
+    expectFlat(res, 413, 'FILE_TOO_LARGE')
+    expect(res.json.details).toMatchObject({ file_name: 'big.pdf', max_file_mb: 1 })
+    // The whole body was read: the connection stays open for the next request.
+    expect(res.headers.connection).not.toBe('close')
+    expect(standSeen).toEqual({ fields: { a: 'after', b: 'last' }, files: ['a.pdf'], tempFiles: 1 })
+    expectNoTempFiles()
+  })
+
+  it('rule 4: fields read after the refusal obey the same rules: an unknown one is 400 UNKNOWN_PARAMETER before the route; a repeated one arrives twice', async () => {
+    const unknown = await send(
+      multipartBytes(B, [
+        filePart('files', 'a.pdf', 'x'),
+        filePart('files', 'big.pdf', Buffer.alloc(LIMIT + 1)),
+        textPart('pipline_id', 'x'),
+      ]),
+    )
+    expectFlat(unknown, 400, 'UNKNOWN_PARAMETER')
+    expect(unknown.json.details).toEqual({ parameters: ['pipline_id'] })
+    expect(standSeen).toBeNull()
+    const repeated = await send(
+      multipartBytes(B, [
+        textPart('a', '1'),
+        filePart('files', 'a.pdf', 'x'),
+        filePart('files', 'big.pdf', Buffer.alloc(LIMIT + 1)),
+        textPart('a', '2'),
+      ]),
+    )
+    expectFlat(repeated, 413, 'FILE_TOO_LARGE')
+    expect(standSeen!.fields).toEqual({ a: ['1', '2'] })
+    standSeen = null
+    const tooMany = await send(
+      multipartBytes(B, [
+        filePart('files', 'a.pdf', 'x'),
+        filePart('files', 'big.pdf', Buffer.alloc(LIMIT + 1)),
+        filePart('files', 'c.pdf', 'x'),
+        filePart('files', 'd.pdf', 'x'),
+      ]),
+    )
+    expectFlat(tooMany, 400, 'TOO_MANY_FILES')
+    expect(standSeen).toBeNull()
+    expectNoTempFiles()
+  })
+
+  it('rule 4: a body going on past the bound (maxRequestBodyBytes) is 413 with no file reaching the route, created_job_ids empty', async () => {
+    const bound = maxRequestBodyBytes(STAND)
+    const chunk = Buffer.alloc(64 * 1024, 7)
+    const total = 100 * MB
+    // Undeclared length (chunked): the API reads on until the bound.
+    let produced = 0
+    const chunked = await rawRequest({
+      port: standPort,
+      head: [
+        'POST /upload HTTP/1.1',
+        'Host: test',
+        `Content-Type: multipart/form-data; boundary=${B}`,
+        'Transfer-Encoding: chunked',
+      ],
+      body: frame(Buffer.concat([multipartBytes(B, [filePart('files', 'a.pdf', 'x')], false), bigHead])),
+      stream: () => (produced >= total ? null : ((produced += chunk.length), frame(chunk))),
+    })
+    expectFlat(chunked, 413, 'FILE_TOO_LARGE')
+    expect(chunked.json.details).toMatchObject({ file_name: 'big.pdf', created_job_ids: [] })
+    expect(chunked.headers.connection).toBe('close')
+    expect(chunked.bodyBytesWritten).toBeGreaterThan(bound)
+    expect(chunked.bodyBytesWritten).toBeLessThan(total / 2)
+    expect(standSeen).toBeNull()
+    // A declared length past the bound: answered as soon as the file passes the limit.
+    const head = Buffer.concat([multipartBytes(B, [filePart('files', 'a.pdf', 'x')], false), bigHead])
+    produced = 0
+    const declared = await rawRequest({
+      port: standPort,
+      head: [
+        'POST /upload HTTP/1.1',
+        'Host: test',
+        `Content-Type: multipart/form-data; boundary=${B}`,
+        `Content-Length: ${head.length + total}`,
+      ],
+      body: head,
+      stream: () => (produced >= total ? null : ((produced += chunk.length), chunk)),
+    })
+    expectFlat(declared, 413, 'FILE_TOO_LARGE')
+    expect(declared.json.details).toMatchObject({ created_job_ids: [] })
+    expect(declared.bodyBytesWritten).toBeLessThan(total / 2)
+    expect(standSeen).toBeNull()
+    expectNoTempFiles()
+  })
+
+  it('a refused first file (nothing stored before it) is still answered at once, without reading on', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 7)
+    const total = 100 * MB
+    let produced = 0
+    const res = await rawRequest({
+      port: standPort,
+      head: [
+        'POST /upload HTTP/1.1',
+        'Host: test',
+        `Content-Type: multipart/form-data; boundary=${B}`,
+        `Content-Length: ${bigHead.length + total}`,
+      ],
+      body: bigHead,
+      stream: () => (produced >= total ? null : ((produced += chunk.length), chunk)),
+    })
+    expectFlat(res, 413, 'FILE_TOO_LARGE')
+    expect(res.headers.connection).toBe('close')
+    expect(res.bodyBytesWritten).toBeLessThan(total / 2)
+    expect(standSeen).toMatchObject({ files: [] })
+    expectNoTempFiles()
   })
 })
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs'
 import { unlink } from 'node:fs/promises'
 import path from 'node:path'
+import { Stream } from 'node:stream'
 import formidable, { type File, type Part } from 'formidable'
 import type { Context, Middleware } from 'koa'
 import { DomainError, isDomainError, LONE_SURROGATES } from '@quire/domain'
@@ -19,6 +20,22 @@ export const MAX_FIELDS_BYTES = 2 * MB
 /** The header block of one part (Content-Disposition with its file name, Content-Type, ...). */
 export const MAX_PART_HEADER_BYTES = 16 * 1024
 
+/**
+ * The largest body a request within every limit can have: `maxFiles` files at the per-file limit, the text fields at
+ * their total limit, and the headers of each of those parts at theirs (room enough for the boundary lines too). With
+ * the defaults (20 files of 100 MB, 200 fields, 2 MB of text) about 2,005 MB. After a refused file whose earlier
+ * files stand, the rest of the body is read for its text fields up to this many body bytes in all: never more than
+ * an acceptable request could have made the API read (see `earlierFilesStand`).
+ */
+export function maxRequestBodyBytes(l: {
+  maxFileBytes: number
+  maxFiles: number
+  maxFields: number
+  maxFieldsBytes: number
+}): number {
+  return l.maxFiles * l.maxFileBytes + l.maxFieldsBytes + (l.maxFiles + l.maxFields) * MAX_PART_HEADER_BYTES
+}
+
 export type MultipartOptions = {
   uploadDir: string
   /** Per file, not per request: a part is cut off (413 FILE_TOO_LARGE) as soon as it passes this many bytes. */
@@ -30,8 +47,13 @@ export type MultipartOptions = {
   /** The names the request may carry; any other is 400 UNKNOWN_PARAMETER. Undefined or null: any name. */
   parameters?: (ctx: Context) => SubmitParameters | null | undefined
   /**
-   * A file over `maxFileBytes` ends the upload there, but the parts read before it still reach the route, and the
-   * 413 is the route's to answer once it has processed them (refusedFileOf). Otherwise it is answered at once.
+   * A file over `maxFileBytes` after stored files of the file field refuses that file, not the request: the files
+   * before it reach the route, with every text field of the request, and the 413 is the route's to answer once it
+   * has processed them (refusedFileOf). The rest of the body is still read, for its text fields (a `pipeline_id` sent
+   * last applies to the earlier files' jobs), storing no byte of the refused file or of any later file part (later
+   * files never become jobs), and up to maxRequestBodyBytes of body in all: a body that goes on past that bound is
+   * answered 413 with nothing reaching the route, since its parameters are not all known. A refused first file, and
+   * any refusal without this option, is answered at once.
    */
   earlierFilesStand?: boolean
 }
@@ -42,7 +64,7 @@ type Parsed = {
   files: Record<string, File[]>
   textNames: string[]
   fileNames: string[]
-  /** With `earlierFilesStand`: the file part that passed the size limit; the rest are those read before it. */
+  /** With `earlierFilesStand`: the file part that passed the size limit; `files` are those stored before it. */
   refused?: DomainError
 }
 
@@ -80,7 +102,8 @@ export function multipartMiddleware(opts: MultipartOptions): Middleware {
         throw isDomainError(err) ? err : (fromBodyError(err, limits) ?? err)
       }
       if (parsed.refused) {
-        // Nothing after the refused part is read; the route answers it after the parts before it.
+        // The route answers it after the files before it. (A refused first file ended the upload: nothing after it
+        // is read.)
         if (!ctx.req.complete) ctx.req.pause()
         refusedFiles.set(ctx.request, parsed.refused)
       }
@@ -147,7 +170,12 @@ function parseMultipart(
       return stream
     },
   })
-  const internal = form as unknown as { _error(err: unknown): void; error: unknown; _parser?: unknown }
+  const internal = form as unknown as {
+    _error(err: unknown): void
+    error: unknown
+    _parser?: unknown
+    bytesReceived?: number
+  }
   const fail = (err: DomainError) => {
     if (internal.error) return
     internal._error(err)
@@ -158,6 +186,35 @@ function parseMultipart(
   const textNames: string[] = []
   const fileNames: string[] = []
   let fileParts = 0
+  let storedParts = 0
+  // earlierFilesStand: a file refused after stored ones (its temporary file, when it had one); the rest of the body is
+  // then read for its text fields only, up to drainBound body bytes in all (see MultipartOptions).
+  let refused: DomainError | undefined
+  let refusedFile: File | undefined
+  let drainOverrun = false
+  const drainBound = maxRequestBodyBytes({
+    ...opts,
+    maxFields: limits.maxFields!,
+    maxFieldsBytes: limits.maxFieldsBytes!,
+  })
+  const checkDrain = (bodyBytes: number) => {
+    if (!refused || drainOverrun || bodyBytes <= drainBound) return
+    drainOverrun = true
+    // Its text parameters are not all known, so none of the earlier files may become a job under the wrong ones.
+    fail(
+      new DomainError(
+        'FILE_TOO_LARGE',
+        `${refused.message}; the request goes on past ${Math.floor(drainBound / MB)} MB, so the rest of it was not ` +
+          'read and no job was created',
+        { ...refused.details, created_job_ids: [] },
+      ),
+    )
+  }
+  form.on('progress', (received: number) => checkDrain(received))
+  let begun: File | undefined
+  form.on('fileBegin', (_name: string, file: File) => {
+    begun = file
+  })
   const handle = form._handlePart.bind(form) as (part: Part) => Promise<void> | void
   // formidable awaits onPart inside an async stream listener: anything thrown or rejected there escapes every handler
   // and ends the process. Every part therefore goes through this guard, which turns any failure into a 400.
@@ -200,22 +257,50 @@ function parseMultipart(
       )
       return undefined
     }
-    // Registered before formidable's own listener, so the chunk that crosses the limit is never written.
-    let bytes = 0
-    part.on('data', (chunk: Buffer) => {
-      bytes += chunk.length
-      if (bytes > opts.maxFileBytes) {
-        fail(
-          new DomainError('FILE_TOO_LARGE', `a file exceeds the upload limit of ${limits.maxFileMb} MB per file`, {
-            max_file_mb: limits.maxFileMb,
-            file_name: sanitiseFileName(part.originalFilename ?? ''),
-          }),
-        )
-      }
-    })
+    // After a refused file: counted and named as before (TOO_MANY_FILES, UNKNOWN_PARAMETER), its bytes discarded;
+    // it never becomes a job.
+    if (refused) return undefined
     const accepted = opts.parameters?.(ctx)
-    if (accepted && part.name !== accepted.fileField) return undefined // counted and size-checked, never stored
-    return handle(part)
+    const earlierStored = storedParts
+    // formidable stores what this stand-in passes on: the part's bytes up to the limit, never the chunk that crosses
+    // it, and none after a refusal.
+    const stored = accepted && part.name !== accepted.fileField ? null : standIn(part)
+    let file: File | undefined
+    let bytes = 0
+    let cut = false
+    part.on('data', (chunk: Buffer) => {
+      if (cut) return
+      bytes += chunk.length
+      if (bytes <= opts.maxFileBytes) {
+        stored?.emit('data', chunk)
+        return
+      }
+      cut = true
+      const tooLarge = new DomainError(
+        'FILE_TOO_LARGE',
+        `a file exceeds the upload limit of ${limits.maxFileMb} MB per file`,
+        { max_file_mb: limits.maxFileMb, file_name: sanitiseFileName(part.originalFilename ?? '') },
+      )
+      if (!opts.earlierFilesStand || earlierStored === 0) {
+        fail(tooLarge)
+        return
+      }
+      refused = tooLarge
+      refusedFile = file
+      // formidable closes the temporary file here (as if the part had ended) and lists it: left out and removed
+      // below. The rest of the part is read and discarded.
+      stored?.emit('end')
+      const declared = Number(req.headers['content-length'])
+      checkDrain(Math.max(Number.isSafeInteger(declared) ? declared : 0, internal.bytesReceived ?? 0))
+    })
+    part.on('end', () => {
+      if (!cut) stored?.emit('end')
+    })
+    if (!stored) return undefined // counted and size-checked, never stored
+    storedParts += 1
+    return Promise.resolve(handle(stored)).then(() => {
+      file = begun // formidable began this part's file while handling it
+    })
   }
 
   // Every complete part, in one place for success and for a refusal that leaves the earlier parts standing. Maps,
@@ -228,19 +313,26 @@ function parseMultipart(
     else map.set(name, [value])
   }
   form.on('field', (name: string, value: string) => add(fieldsSoFar, name, value))
-  form.on('file', (name: string, file: File) => add(filesSoFar, name, file))
+  // The refused file's temporary file goes now, not with the others after the response.
+  let refusedRemoved: Promise<void> = Promise.resolve()
+  form.on('file', (name: string, file: File) => {
+    if (file !== refusedFile) add(filesSoFar, name, file)
+    else refusedRemoved = unlink(file.filepath).catch(() => {})
+  })
   // formidable lists a file when its write finishes, which can differ from the order the parts arrived in; the
   // spec answers files in upload order, so restore it from the order the write streams were opened.
-  const readSoFar = (refused?: DomainError): Parsed => {
+  const readSoFar = (refusal?: DomainError): Parsed => {
     const arrival = new Map(temps.map((t, i) => [t.path, i]))
     const byArrival = (a: File, b: File) => (arrival.get(a.filepath) ?? 0) - (arrival.get(b.filepath) ?? 0)
     const files = [...filesSoFar].map(([name, list]) => [name, [...list].sort(byArrival)] as const)
-    return { fields: Object.fromEntries(fieldsSoFar), files: Object.fromEntries(files), textNames, fileNames, refused }
+    const fields = Object.fromEntries(fieldsSoFar)
+    return { fields, files: Object.fromEntries(files), textNames, fileNames, refused: refusal }
   }
   return form.parse(req).then(
-    () => readSoFar(),
+    () => refusedRemoved.then(() => readSoFar(refused)),
     (err: unknown) => {
-      if (!(opts.earlierFilesStand && isDomainError(err) && err.code === 'FILE_TOO_LARGE')) throw err
+      // A refused first file (nothing stored before it) ends the upload at once; the route answers it.
+      if (drainOverrun || !(opts.earlierFilesStand && isDomainError(err) && err.code === 'FILE_TOO_LARGE')) throw err
       return readSoFar(err)
     },
   )
@@ -278,6 +370,19 @@ function guardPartHeaders(
       }
     })
   })
+}
+
+/** A stand-in for a file part, handed to formidable to store: it passes on only what it is given. */
+function standIn(part: Part): Part {
+  const s = Object.assign(new Stream(), {
+    readable: true,
+    name: part.name,
+    originalFilename: part.originalFilename,
+    mimetype: part.mimetype,
+    headers: (part as Part & { headers?: unknown }).headers,
+    transferEncoding: (part as Part & { transferEncoding?: string }).transferEncoding,
+  })
+  return s as Part
 }
 
 /** A part is a file when it names a file, or declares a content type other than text/plain (RFC 7578 §4.4). */

@@ -46,7 +46,8 @@ export const ERROR_DESCRIPTIONS: Record<DomainErrorCode, string> = {
   PAYMENT_REQUIRED: 'not enough credits, or the job would exceed the spending cap; no job was created.',
   VERSION_NOT_FOUND: 'the requested pipeline version does not exist.',
   WEBHOOK_NAME_CONFLICT: 'the webhook name is already used in the workspace.',
-  FILE_TOO_LARGE: 'an upload exceeds 100 MB.',
+  FILE_TOO_LARGE:
+    'an upload exceeds 100 MB (`details.file_name`); Form B: `details.created_job_ids` lists the jobs already created for the files before it, which stand.',
   PIPELINE_FILE_TOO_LARGE:
     'a file exceeds the pipeline’s own size limit (`accept.max_file_mb`), or a PDF or TIFF has more pages than Quire reads (`details.pages`, `details.max_pages`).',
   UNSUPPORTED_FILE_TYPE: 'the file type (decided by content) is not accepted by the platform or the pipeline.',

@@ -37,10 +37,10 @@ export type MultipartBodySpec = {
   /** The text fields may also arrive in the query string (a form field wins over the query). */
   fieldsInQuery?: boolean
   /**
-   * A file part over the size limit refuses that file, not the whole request: the file parts before it (and the
-   * text fields read so far) reach the handler, which processes them in order and then answers the refusal (spec,
-   * Form B: "If a later file is rejected, jobs already created for earlier files stand and the response is the
-   * error"). See refusedFileOf.
+   * A file part over the size limit refuses that file, not the whole request: the file parts before it (and every
+   * text field of the request, those after it included) reach the handler, which processes them in order and then
+   * answers the refusal (spec, Form B: "If a later file is rejected, jobs already created for earlier files stand and
+   * the response is the error"). See MultipartOptions.earlierFilesStand and refusedFileOf.
    */
   earlierFilesStand?: boolean
 }

@@ -8,6 +8,13 @@ import type { RouteInput, RouteReply } from '../route.ts'
 
 const SYNC_DEGRADED = 'sync_budget_exceeded'
 
+/**
+ * The refusal of a later file, its details naming the jobs already created for the files before it (they stand,
+ * spec Form B responses item 4), in upload order: without them a client could not tell which of its files ran.
+ */
+const namingCreatedJobs = (refused: DomainError, jobIds: string[]): DomainError =>
+  new DomainError(refused.code, refused.message, { ...refused.details, created_job_ids: jobIds })
+
 /** Form B: each `files` part becomes its own job, created in upload order. */
 export async function submitFormB({
   ctx,
@@ -19,9 +26,12 @@ export async function submitFormB({
   const started = Date.now()
   // Temporary files are the multipart middleware's: it removes whatever the jobs did not move to blob storage.
   const files = filesOf(ctx as never, 'files')
-  // A file cut off at the size limit: the files before it still become jobs, then the response is its 413.
+  // A file cut off at the size limit: the files before it still become jobs (with every text parameter of the
+  // request, those sent after it included), then the response is its 413, naming them.
   const refused = refusedFileOf(ctx as never)
-  if (files.length === 0) throw refused ?? new DomainError('MISSING_PART', 'no `files` part in the request')
+  if (files.length === 0) {
+    throw refused ? namingCreatedJobs(refused, []) : new DomainError('MISSING_PART', 'no `files` part in the request')
+  }
   const pipeline = await resolvePipeline({
     db: deps.db,
     workspaceId: principal.workspaceId,
@@ -66,7 +76,7 @@ export async function submitFormB({
     accepted.push(created.accepted)
     deps.dispatchOutbox(created.dispatch)
   }
-  if (refused) throw refused
+  if (refused) throw namingCreatedJobs(refused, jobIds)
   const read = (jobId: string) => getJob({ db: deps.db, workspaceId: principal.workspaceId, jobId })
   const base = baseUrl(ctx, deps)
   if (fields.mode === 'async') {
