@@ -24,18 +24,20 @@ import {
   startApps,
 } from './lib/kit.ts'
 
-const ROUNDS = QUICK ? 1 : 3
+const ROUNDS = QUICK ? 1 : 4
 const SECONDS = QUICK ? 1 : 8
 const CONNECTIONS = [1, 8]
 
 const apps = await startApps('submit', { apps: ['api'] })
 const baselineEnv = { DATABASE_URL: apps.databaseUrl, QUIRE_QUEUE_PREFIX: apps.env.QUIRE_QUEUE_PREFIX! }
-const [bare, domain] = await startSubmitBaselines(baselineEnv, ['bare-submit.ts', 'domain-submit.ts']).catch(
-  async (err: unknown) => {
-    await apps.stop()
-    throw err
-  },
-)
+const [bare, domain, rows] = await startSubmitBaselines(baselineEnv, [
+  'bare-submit.ts',
+  'domain-submit.ts',
+  'rows-submit.ts',
+]).catch(async (err: unknown) => {
+  await apps.stop()
+  throw err
+})
 try {
   // A workspace per side, as each checks a key of its own: neither waits on the other's balance row.
   const { key } = await benchWorkspace(apps.baseUrl, 'B')
@@ -46,6 +48,7 @@ try {
     quire: { url: `${apps.baseUrl}/v1/jobs`, headers: { 'Content-Type': contentType, 'X-API-Key': key } },
     bare: { url: `${bare.url}/v1/jobs`, headers: { 'Content-Type': contentType } },
     domain: { url: `${domain.url}/v1/jobs`, headers: { 'Content-Type': contentType, 'X-API-Key': domainKey } },
+    rows: { url: `${rows.url}/v1/jobs`, headers: { 'Content-Type': contentType } },
   }
   // Warm-up: JIT, connection pools, first-use caches. In the full run long enough for the JIT to settle: with 3 s,
   // every side still gained 20-40% over the next 10 s of load (most of all the API, the most code to optimise), and
@@ -58,11 +61,11 @@ try {
   // of the PostgreSQL backends of the database (both sides use the same one; their backends are told apart by the
   // measuring window).
   const database = new URL(apps.databaseUrl).pathname.slice(1)
-  const pids = { quire: apps.pid('api'), bare: bare.pid, domain: domain.pid }
+  const pids = { quire: apps.pid('api'), bare: bare.pid, domain: domain.pid, rows: rows.pid }
   const cpu: Record<string, { app: number; loop: number; pg: number; requests: number }> = {}
   for (let round = 0; round < ROUNDS; round++) {
     for (const connections of CONNECTIONS) {
-      const sideNames = ['quire', 'bare', 'domain'] as const
+      const sideNames = ['quire', 'bare', 'domain', 'rows'] as const
       // Each side leads in turn, so none always runs right after another's load.
       const order = sideNames.map((_, i) => sideNames[(i + round) % sideNames.length]!)
       for (const name of order) {
@@ -94,8 +97,15 @@ try {
     const q = results[`quire@${connections}`]!
     const b = results[`bare@${connections}`]!
     const d = results[`domain@${connections}`]!
-    const [rq, rb, rd] = [median(q.rps), median(b.rps), median(d.rps)]
-    const [pq, pb, pd] = [median(q.p99), median(b.p99), median(d.p99)]
+    const w = results[`rows@${connections}`]!
+    const [rq, rb, rd, rw] = [median(q.rps), median(b.rps), median(d.rps), median(w.rps)]
+    const [pq, pb, pd, pw] = [median(q.p99), median(b.p99), median(d.p99), median(w.p99)]
+    console.log(
+      `  submit · reference at ${connections}: the submission's rows as one plain statement in the bare app ` +
+        `${rw.toFixed(1)} req/s, p99 ${pw} ms: ${(rw / rb).toFixed(2)}× the bare app's throughput, p99 ` +
+        `${(pb / pw).toFixed(2)}× (what the rows themselves cost); Quire's domain calls ${(rd / rw).toFixed(2)}× of it ` +
+        `(the key check and how submit_job writes them)`,
+    )
     console.log(
       `  submit · reference at ${connections}: Quire's domain calls in the bare app ${rd.toFixed(1)} req/s, p99 ` +
         `${pd} ms: ${(rd / rb).toFixed(2)}× the bare app's throughput, p99 ${(pb / pd).toFixed(2)}× (the key check, ` +
@@ -130,6 +140,6 @@ try {
     })
   }
 } finally {
-  await Promise.all([domain.stop(), bare.stop()])
+  await Promise.all([rows.stop(), domain.stop(), bare.stop()])
   await apps.stop()
 }

@@ -1,5 +1,5 @@
-// Starts the bare submit baseline (bench/baselines/bare-submit.ts), or its domain reference
-// (bench/baselines/domain-submit.ts), as its own process, like the API.
+// Starts the bare submit baseline (bench/baselines/bare-submit.ts), or one of its references (domain-submit.ts,
+// rows-submit.ts), as its own process, like the API.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -9,7 +9,7 @@ import { freePort, ROOT, sleep, stopChild } from './kit.ts'
 /** A baseline app started by `startSubmitBaseline`. */
 export type BaselineApp = { url: string; pid: number; stop(): Promise<void> }
 
-type BaselineScript = 'bare-submit.ts' | 'domain-submit.ts'
+type BaselineScript = 'bare-submit.ts' | 'domain-submit.ts' | 'rows-submit.ts'
 
 /** What a baseline shares with the API it is measured against: the database and the queue prefix. */
 type BaselineEnv = { DATABASE_URL: string; QUIRE_QUEUE_PREFIX: string }

@@ -1,0 +1,137 @@
+// A reference for the submit scenario, not its baseline: the bare app (bench/baselines/bare-submit.ts) writing, in
+// place of its one INSERT and one UPDATE, the rows a Quire submission commits — the job, its file, its `source`
+// stage run, the `stage.exited` event, the first stage's outbox row, the credit hold, the `reserve` ledger entry and
+// the workspace's balance UPDATE — into Quire's own tables (their indexes, foreign keys and checks), as one plain
+// statement of data-modifying CTEs with typed parameters: no PL/pgSQL, no JSON rows, no advisory lock, no spending
+// cap, no API key. The outbox row is written as sent (the app adds the BullMQ job itself, and no relay may send it
+// again), and a refused charge would leave the rows in place (the reference's workspace never runs short). It is the
+// floor under any way of writing those rows in one round trip: measured beside the bare
+// app it says what the rows themselves cost, apart from how Quire writes them (`submit_job`) and the HTTP framework.
+// Env: DATABASE_URL, REDIS_URL, BENCH_PORT, BENCH_UPLOAD_DIR, QUIRE_QUEUE_PREFIX.
+import { randomBytes } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import { countPages, sniffFileType } from '@quire/extraction'
+import { Queue } from 'bullmq'
+import formidable from 'formidable'
+import { Redis } from 'ioredis'
+import Koa from 'koa'
+import pg from 'pg'
+import { trackRequests } from '../lib/in-flight.ts'
+
+const uploadDir = process.env.BENCH_UPLOAD_DIR!
+mkdirSync(uploadDir, { recursive: true })
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 })
+// A workspace of its own, with credits enough for any run; its rows are the database's to drop with the run.
+const workspaceId = `ws_rows_${randomBytes(6).toString('hex')}`
+await pool.query(
+  `INSERT INTO workspaces (id, name, api_form, credits_available) VALUES ($1, 'bench rows reference', 'B', 2000000000)`,
+  [workspaceId],
+)
+// The platform parse pipeline's definition, as a job stores it (bench/baselines/domain-submit.ts reads it the same way).
+const [{ definition }] = (
+  await pool.query(`SELECT definition::text AS definition FROM pipeline_versions WHERE pipeline_id = 'parse'`)
+).rows as [{ definition: string }]
+const queue = new Queue('bench-rows-submit', {
+  connection: new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 }),
+  prefix: process.env.QUIRE_QUEUE_PREFIX,
+})
+
+const ROWS = {
+  name: 'bench_rows_submit',
+  text: `WITH job AS (
+      INSERT INTO jobs (id, workspace_id, pipeline_id, pipeline_version, definition, status, stage_now, priority,
+                        execution_mode, environment, page_count, credits_reserved, created_at, wait_for_review)
+      VALUES ($1, $2, 'parse', 1, $3::jsonb, 'queued', 'initialization', 'standard', 'async', 'production', $4, $4,
+              $5, false)),
+    file AS (
+      INSERT INTO job_files (id, job_id, position, file_name, file_type, mime_type, size_bytes, page_count, blob_key)
+      VALUES ($6, $1, 0, $7, 'pdf', 'application/pdf', $8, $4, $9)),
+    run AS (
+      INSERT INTO stage_runs (id, job_id, stage, status, attempts, credits, started_at, completed_at, ms,
+                              continued_inline)
+      VALUES ($10, $1, 'source', 'completed', 1, 0, $5, $5, 0, false)),
+    event AS (
+      INSERT INTO events (id, workspace_id, job_id, type, stage, transition, created_at, fanned_out_at)
+      VALUES ($11, $2, $1, 'stage.exited', 'source', 'exited', $5, $5)),
+    outbox AS (
+      INSERT INTO outbox (queue, name, job_key, payload, created_at, dispatched_at)
+      VALUES ('stage', 'initialization', $1 || ':initialization', jsonb_build_object('jobId', $1::text), $5, $5)
+      RETURNING id),
+    hold AS (
+      INSERT INTO credit_holds (id, workspace_id, job_id, amount, period, created_at)
+      VALUES ('hold_' || $1, $2, $1, $4, date_trunc('month', $5)::date, $5)),
+    entry AS (
+      INSERT INTO ledger_entries (id, workspace_id, job_id, kind, debit_account, credit_account, amount, created_at)
+      VALUES ($12, $2, $1, 'reserve', 'available', 'reserved', $4, $5)),
+    charged AS (
+      UPDATE workspaces SET credits_available = credits_available - $4, credits_reserved = credits_reserved + $4
+      WHERE id = $2 AND credits_available >= $4
+      RETURNING 1)
+    SELECT (SELECT count(*) FROM charged)::int AS charged, (SELECT id FROM outbox) AS outbox_id`,
+}
+
+const app = new Koa()
+const requests = trackRequests(app)
+app.use(async (ctx) => {
+  if (ctx.method !== 'POST') {
+    ctx.status = ctx.path === '/healthz' ? 200 : 404
+    return
+  }
+  const form = formidable({ uploadDir, maxFileSize: 200 * 1024 * 1024 })
+  const [, files] = await form.parse(ctx.req)
+  const file = Object.values(files).flat()[0]
+  if (!file) {
+    ctx.status = 400
+    return
+  }
+  try {
+    const sniffed = await sniffFileType(file.filepath)
+    if (!sniffed) {
+      ctx.status = 422
+      return
+    }
+    const pages = await countPages(file.filepath, sniffed.type)
+    const id = `job_${randomBytes(12).toString('hex')}`
+    const [row] = (
+      await pool.query({
+        ...ROWS,
+        values: [
+          id,
+          workspaceId,
+          definition,
+          pages,
+          new Date(),
+          `file_${randomBytes(12).toString('hex')}`,
+          file.originalFilename ?? 'upload',
+          file.size,
+          `${workspaceId}/${id.slice(-2)}/${id}-0`,
+          `run_${randomBytes(12).toString('hex')}`,
+          `evt_${randomBytes(12).toString('hex')}`,
+          `led_${randomBytes(12).toString('hex')}`,
+        ],
+      })
+    ).rows as [{ charged: number }]
+    if (row.charged !== 1) {
+      ctx.status = 402
+      return
+    }
+    await queue.add('job', { id }, { jobId: id, removeOnComplete: true })
+    ctx.status = 202
+    ctx.body = { job_id: id, status: 'queued', pages }
+  } finally {
+    await rm(file.filepath, { force: true })
+  }
+})
+const server = app.listen(Number(process.env.BENCH_PORT), '127.0.0.1')
+const stop = async () => {
+  // Requests the load generator left in flight finish before the pool and queues close under them.
+  server.close()
+  await requests.drained()
+  await queue.obliterate({ force: true }).catch(() => {})
+  await queue.close()
+  await pool.end()
+  process.exit(0)
+}
+process.on('SIGTERM', stop)
+process.on('SIGINT', stop)
