@@ -195,7 +195,7 @@ describe('Form B errors (spec error table)', () => {
     expect(r.body.error).toBe('MISSING_FILE')
   })
 
-  it('a later rejected file leaves the jobs of earlier files standing; the response is the error', async () => {
+  it('spec Form B responses rule 4: a later rejected file leaves the jobs of earlier files standing; the response is the error, naming them', async () => {
     const { key } = await newWorkspace(stack.baseUrl, 'B')
     const r = await post(key, [
       { name: 'good.pdf', bytes: await invoicePdf() },
@@ -205,6 +205,14 @@ describe('Form B errors (spec error table)', () => {
     expect(r.body.error).toBe('UNSUPPORTED_FILE_TYPE')
     const list = await call(stack.baseUrl, 'GET', '/v1/jobs', { key })
     expect(list.body.data.map((j: { input: { file_name: string } }) => j.input.file_name)).toEqual(['good.pdf'])
+    expect(r.body.details.created_job_ids).toEqual([list.body.data[0].job_id])
+  })
+
+  it('an error of the first file names no jobs (none were created)', async () => {
+    const { key } = await newWorkspace(stack.baseUrl, 'B')
+    const r = await post(key, [{ name: 'bad.pdf', bytes: new TextEncoder().encode('not a document') }])
+    expect(r.status).toBe(422)
+    expect(r.body.details?.created_job_ids).toBeUndefined()
   })
 })
 

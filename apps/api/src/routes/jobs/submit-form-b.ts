@@ -1,5 +1,5 @@
 import { awaitJobs, createJob, degradeSyncJobs, getJob, intakeFile, type JobView, resolvePipeline } from '@quire/core'
-import { DomainError, isFinalStatus } from '@quire/domain'
+import { DomainError, isDomainError, isFinalStatus } from '@quire/domain'
 import { resolveSchema } from '@quire/extraction'
 import { type FormBSubmitFields, presentFormBJob, presentFormBSubmitted } from '@quire/forms'
 import { baseUrl } from '../../http/context.ts'
@@ -9,8 +9,9 @@ import type { RouteInput, RouteReply } from '../route.ts'
 const SYNC_DEGRADED = 'sync_budget_exceeded'
 
 /**
- * The refusal of a later file, its details naming the jobs already created for the files before it (they stand,
- * spec Form B responses item 4), in upload order: without them a client could not tell which of its files ran.
+ * The refusal of a later file (too large, of a type the pipeline does not take, past the balance, ...), its details
+ * naming the jobs already created for the files before it (they stand, spec Form B responses item 4), in upload
+ * order: without them a client could not tell which of its files ran.
  */
 const namingCreatedJobs = (refused: DomainError, jobIds: string[]): DomainError =>
   new DomainError(refused.code, refused.message, { ...refused.details, created_job_ids: jobIds })
@@ -48,33 +49,38 @@ export async function submitFormB({
   const jobIds: string[] = []
   const accepted: JobView[] = []
   for (const f of files) {
-    // A later file's rejection leaves the jobs already created for earlier files standing.
-    const inspected = await intakeFile({
-      db: deps.db,
-      workspaceId: principal.workspaceId,
-      file: toUploaded(f),
-      definition: pipeline.definition,
-      formTypes: profile.uploadTypes,
-    })
-    const created = await createJob({
-      db: deps.db,
-      blobs: deps.blobs,
-      workspaceId: principal.workspaceId,
-      pipeline,
-      files: [inspected],
-      options: {
-        priority: fields.priority,
-        executionMode: fields.mode,
-        environment: fields.environment,
-        clientReferenceId: fields.client_reference_id ?? null,
-        schemaId: fields.schema_id ?? null,
-        waitForReview: profile.jobWaitsForReview,
-      },
-    })
-    tempFileMoved(ctx, f)
-    jobIds.push(created.jobId)
-    accepted.push(created.accepted)
-    deps.dispatchOutbox(created.dispatch)
+    try {
+      const inspected = await intakeFile({
+        db: deps.db,
+        workspaceId: principal.workspaceId,
+        file: toUploaded(f),
+        definition: pipeline.definition,
+        formTypes: profile.uploadTypes,
+      })
+      const created = await createJob({
+        db: deps.db,
+        blobs: deps.blobs,
+        workspaceId: principal.workspaceId,
+        pipeline,
+        files: [inspected],
+        options: {
+          priority: fields.priority,
+          executionMode: fields.mode,
+          environment: fields.environment,
+          clientReferenceId: fields.client_reference_id ?? null,
+          schemaId: fields.schema_id ?? null,
+          waitForReview: profile.jobWaitsForReview,
+        },
+      })
+      tempFileMoved(ctx, f)
+      jobIds.push(created.jobId)
+      accepted.push(created.accepted)
+      deps.dispatchOutbox(created.dispatch)
+    } catch (err) {
+      // A later file's rejection leaves the jobs already created for earlier files standing, and names them.
+      if (jobIds.length > 0 && isDomainError(err)) throw namingCreatedJobs(err, jobIds)
+      throw err
+    }
   }
   if (refused) throw namingCreatedJobs(refused, jobIds)
   const read = (jobId: string) => getJob({ db: deps.db, workspaceId: principal.workspaceId, jobId })
