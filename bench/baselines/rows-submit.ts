@@ -5,37 +5,12 @@
 // statement of data-modifying CTEs with typed parameters: no PL/pgSQL, no JSON rows, no advisory lock, no spending
 // cap, no API key. The outbox row is written as sent (the app adds the BullMQ job itself, and no relay may send it
 // again), and a refused charge would leave the rows in place (the reference's workspace never runs short). It is the
-// floor under any way of writing those rows in one round trip: measured beside the bare
-// app it says what the rows themselves cost, apart from how Quire writes them (`submit_job`) and the HTTP framework.
+// floor under any way of writing those rows in one round trip: measured beside the bare app it says what the rows
+// themselves cost, apart from how Quire writes them (`submit_job`) and the HTTP framework. The app around the write
+// is the bare app's own (bench/lib/bare-submit-app.ts).
 // Env: DATABASE_URL, REDIS_URL, BENCH_PORT, BENCH_UPLOAD_DIR, QUIRE_QUEUE_PREFIX.
 import { randomBytes } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
-import { rm } from 'node:fs/promises'
-import { countPages, sniffFileType } from '@quire/extraction'
-import { Queue } from 'bullmq'
-import formidable from 'formidable'
-import { Redis } from 'ioredis'
-import Koa from 'koa'
-import pg from 'pg'
-import { trackRequests } from '../lib/in-flight.ts'
-
-const uploadDir = process.env.BENCH_UPLOAD_DIR!
-mkdirSync(uploadDir, { recursive: true })
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 })
-// A workspace of its own, with credits enough for any run; its rows are the database's to drop with the run.
-const workspaceId = `ws_rows_${randomBytes(6).toString('hex')}`
-await pool.query(
-  `INSERT INTO workspaces (id, name, api_form, credits_available) VALUES ($1, 'bench rows reference', 'B', 2000000000)`,
-  [workspaceId],
-)
-// The platform parse pipeline's definition, as a job stores it (bench/baselines/domain-submit.ts reads it the same way).
-const [{ definition }] = (
-  await pool.query(`SELECT definition::text AS definition FROM pipeline_versions WHERE pipeline_id = 'parse'`)
-).rows as [{ definition: string }]
-const queue = new Queue('bench-rows-submit', {
-  connection: new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 }),
-  prefix: process.env.QUIRE_QUEUE_PREFIX,
-})
+import { serveBareSubmit } from '../lib/bare-submit-app.ts'
 
 const ROWS = {
   name: 'bench_rows_submit',
@@ -71,67 +46,38 @@ const ROWS = {
     SELECT (SELECT count(*) FROM charged)::int AS charged, (SELECT id FROM outbox) AS outbox_id`,
 }
 
-const app = new Koa()
-const requests = trackRequests(app)
-app.use(async (ctx) => {
-  if (ctx.method !== 'POST') {
-    ctx.status = ctx.path === '/healthz' ? 200 : 404
-    return
-  }
-  const form = formidable({ uploadDir, maxFileSize: 200 * 1024 * 1024 })
-  const [, files] = await form.parse(ctx.req)
-  const file = Object.values(files).flat()[0]
-  if (!file) {
-    ctx.status = 400
-    return
-  }
-  try {
-    const sniffed = await sniffFileType(file.filepath)
-    if (!sniffed) {
-      ctx.status = 422
-      return
+const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`
+
+await serveBareSubmit({
+  queueName: 'bench-rows-submit',
+  async prepare(pool) {
+    // A workspace of its own, with credits enough for any run; its rows are the database's to drop with the run.
+    const workspaceId = `ws_rows_${randomBytes(6).toString('hex')}`
+    await pool.query(
+      `INSERT INTO workspaces (id, name, api_form, credits_available) VALUES ($1, 'bench rows reference', 'B', 2000000000)`,
+      [workspaceId],
+    )
+    // The platform parse pipeline's definition, as a job stores it.
+    const [{ definition }] = (
+      await pool.query(`SELECT definition::text AS definition FROM pipeline_versions WHERE pipeline_id = 'parse'`)
+    ).rows as [{ definition: string }]
+    return async (pool, job) => {
+      const values = [
+        job.id,
+        workspaceId,
+        definition,
+        job.pages,
+        new Date().toISOString(),
+        newId('file'),
+        job.fileName,
+        job.sizeBytes,
+        `${workspaceId}/${job.id.slice(-2)}/${job.id}-0`,
+        newId('run'),
+        newId('evt'),
+        newId('led'),
+      ]
+      const [row] = (await pool.query({ ...ROWS, values })).rows as [{ charged: number }]
+      return row.charged === 1
     }
-    const pages = await countPages(file.filepath, sniffed.type)
-    const id = `job_${randomBytes(12).toString('hex')}`
-    const [row] = (
-      await pool.query({
-        ...ROWS,
-        values: [
-          id,
-          workspaceId,
-          definition,
-          pages,
-          new Date(),
-          `file_${randomBytes(12).toString('hex')}`,
-          file.originalFilename ?? 'upload',
-          file.size,
-          `${workspaceId}/${id.slice(-2)}/${id}-0`,
-          `run_${randomBytes(12).toString('hex')}`,
-          `evt_${randomBytes(12).toString('hex')}`,
-          `led_${randomBytes(12).toString('hex')}`,
-        ],
-      })
-    ).rows as [{ charged: number }]
-    if (row.charged !== 1) {
-      ctx.status = 402
-      return
-    }
-    await queue.add('job', { id }, { jobId: id, removeOnComplete: true })
-    ctx.status = 202
-    ctx.body = { job_id: id, status: 'queued', pages }
-  } finally {
-    await rm(file.filepath, { force: true })
-  }
+  },
 })
-const server = app.listen(Number(process.env.BENCH_PORT), '127.0.0.1')
-const stop = async () => {
-  // Requests the load generator left in flight finish before the pool and queues close under them.
-  server.close()
-  await requests.drained()
-  await queue.obliterate({ force: true }).catch(() => {})
-  await queue.close()
-  await pool.end()
-  process.exit(0)
-}
-process.on('SIGTERM', stop)
-process.on('SIGINT', stop)
