@@ -2,6 +2,9 @@ import type { DomainError, DomainErrorCode } from '@quire/domain'
 
 type Envelope = 'flat' | 'nested'
 
+/** The code of a 500 (flat envelope): Quire's own fault, its details in the log under the id the message names. */
+export const INTERNAL_ERROR_CODE = 'INTERNAL'
+
 /** The one table from domain error codes to HTTP status, wire code and envelope. */
 const ERRORS: Record<DomainErrorCode, { status: number; code?: string; envelope: Envelope }> = {
   unauthorized: { status: 401, envelope: 'nested' },

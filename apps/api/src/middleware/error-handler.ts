@@ -3,7 +3,7 @@ import type { Middleware } from 'koa'
 import type { Logger } from 'pino'
 import { OUTAGE_RETRY_AFTER_S, toClientError } from '../http/body-errors.ts'
 import { closeAfterResponse } from '../http/connection.ts'
-import { errorResponse } from '../http/errors.ts'
+import { errorResponse, INTERNAL_ERROR_CODE } from '../http/errors.ts'
 
 /**
  * Top of the chain: every error becomes an envelope; only unexpected ones are logged, with an id to quote.
@@ -33,7 +33,11 @@ export function errorHandler(log: Logger): Middleware {
         const errorId = randomUUID()
         log.error({ err: raw, errorId, path: ctx.path }, 'unexpected error')
         ctx.status = 500
-        ctx.body = { error: 'INTERNAL', message: `internal error (id ${errorId})`, timestamp: new Date().toISOString() }
+        ctx.body = {
+          error: INTERNAL_ERROR_CODE,
+          message: `internal error (id ${errorId})`,
+          timestamp: new Date().toISOString(),
+        }
       }
       closeAfterResponse(ctx)
     }

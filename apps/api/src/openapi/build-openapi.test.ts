@@ -230,6 +230,16 @@ describe.each(FORMS)('OpenAPI document, Form %s', (form) => {
     expect(JSON.stringify(doc.paths['/v1/webhooks'].post.responses['409'].content)).toContain('WEBHOOK_NAME_CONFLICT')
   })
 
+  it("documents the 500 of every operation (DESIGN, Robustness: a stable code for Quire's own faults)", () => {
+    for (const [path, ops] of Object.entries(
+      doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>,
+    )) {
+      for (const [method, op] of Object.entries(ops)) {
+        expect(JSON.stringify(op.responses['500']), `${method} ${path}`).toContain('"INTERNAL"')
+      }
+    }
+  })
+
   it('renders every operation and schema on the /docs page, with no external resources', () => {
     const html = renderDocsHtml(doc)
     expect(html).toMatch(/^<!doctype html>/)

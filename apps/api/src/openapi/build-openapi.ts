@@ -1,6 +1,7 @@
 import { type DomainErrorCode, PipelineDefinition } from '@quire/domain'
 import type { ApiForm } from '@quire/forms'
 import { z } from 'zod'
+import { INTERNAL_ERROR_CODE } from '../http/errors.ts'
 import { bodiesOf, type BodySpec, declaredErrors, forForm, type RouteSpec } from '../routes/route.ts'
 import { ERROR_DESCRIPTIONS, errorInfo, FlatError, NestedError } from './error-schemas.ts'
 
@@ -135,6 +136,23 @@ function errorResponses(codes: DomainErrorCode[]): Record<string, Json> {
   return out
 }
 
+/** Any operation may meet a fault of Quire's own: a 500 with a stable code and a plain message (DESIGN, Robustness). */
+const INTERNAL_ERROR_RESPONSE = {
+  '500': {
+    description: `\`${INTERNAL_ERROR_CODE}\` (flat): a fault of Quire's own, never of the request; the message names an error id under which the operator's log holds the details.`,
+    content: {
+      'application/json': {
+        schema: {
+          allOf: [
+            { $ref: '#/components/schemas/FlatError' },
+            { properties: { error: { enum: [INTERNAL_ERROR_CODE] } } },
+          ],
+        },
+      },
+    },
+  },
+}
+
 function queryOf(spec: RouteSpec, form: ApiForm): { schema: z.ZodObject; docs?: Record<string, string> } | undefined {
   const declared = forForm(spec.query, form)
   if (declared) return declared
@@ -189,7 +207,7 @@ function operationObject(spec: RouteSpec, form: ApiForm, components: Components)
       content = { 'application/json': { schema: components.ref(reply.name, reply.schema, 'output') } }
     responses[status] = { description: reply.description, ...(content ? { content } : {}) }
   }
-  Object.assign(responses, errorResponses(declaredErrors(spec, form)))
+  Object.assign(responses, errorResponses(declaredErrors(spec, form)), INTERNAL_ERROR_RESPONSE)
 
   const scopes = spec.auth === 'key' ? forForm(spec.scopes, form) : undefined
   const scopeNote = scopes?.length ? `Scope: ${scopes.map((s) => `\`${s}\``).join(' or ')}.` : ''
