@@ -199,6 +199,35 @@ describe('authentication and errors, both envelopes', () => {
     expect(bad.body.error).toMatchObject({ code: 'unauthorized', message: expect.any(String) })
   })
 
+  it("an operator revokes a key (admin API): the next request with it is 401; again is no change; another workspace's key is 404", async () => {
+    const base = ctx.stack.baseUrl
+    const { workspaceId } = await newWorkspace(base, 'B')
+    const issued = await call(base, 'POST', `/admin/v1/workspaces/${workspaceId}/api-keys`, {
+      admin: true,
+      json: { scopes: ['jobs:read'] },
+    })
+    const key = issued.body.key as string
+    expect((await call(base, 'GET', '/v1/jobs', { key })).status).toBe(200)
+    const path = `/admin/v1/workspaces/${workspaceId}/api-keys/${issued.body.id}/revoke`
+    expect((await call(base, 'POST', path)).status).toBe(401) // the admin token is required
+    const revoked = await call(base, 'POST', path, { admin: true })
+    expect(revoked.status).toBe(200)
+    expect(revoked.body).toEqual({ id: issued.body.id, revoked_at: expect.any(String) })
+    const after = await call(base, 'GET', '/v1/jobs', { key })
+    expect(after.status).toBe(401)
+    expect(after.body.error.code).toBe('unauthorized')
+    const again = await call(base, 'POST', path, { admin: true })
+    expect(again.status).toBe(200)
+    expect(again.body.revoked_at).toBe(revoked.body.revoked_at)
+    const other = await newWorkspace(base, 'B')
+    const elsewhere = `/admin/v1/workspaces/${other.workspaceId}/api-keys/${issued.body.id}/revoke`
+    expect((await call(base, 'POST', elsewhere, { admin: true })).status).toBe(404)
+    expect(
+      (await call(base, 'POST', `/admin/v1/workspaces/${workspaceId}/api-keys/key_nope/revoke`, { admin: true }))
+        .status,
+    ).toBe(404)
+  })
+
   it('answers an unknown job id with 404 job_not_found (nested) in both forms', async () => {
     for (const form of ['A', 'B'] as const) {
       const { key } = await newWorkspace(ctx.stack.baseUrl, form)

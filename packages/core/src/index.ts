@@ -1,6 +1,6 @@
 export { recordEvents } from './events/record-event.ts'
 export type { EventType, EventInput } from './events/record-event.ts'
-export { createApiKey, authenticateApiKey } from './workspaces/api-keys.ts'
+export { createApiKey, authenticateApiKey, revokeApiKey } from './workspaces/api-keys.ts'
 export type { Principal, CreatedApiKey } from './workspaces/api-keys.ts'
 export {
   createWorkspace,

@@ -86,6 +86,10 @@ export const CreatedApiKey = z
   })
   .describe('A newly issued API key (admin API).')
 
+export const RevokedApiKey = z
+  .object({ id: z.string(), revoked_at: z.string().describe('When the key was revoked (RFC 3339).') })
+  .describe('A revoked API key (admin API): refused from the next request on.')
+
 export const ErrorGroup = z
   .object({
     id: z.string(),

@@ -56,6 +56,25 @@ export type Principal = {
 }
 
 /**
+ * Revokes a workspace's key: every API process refuses it from its next request (authenticateApiKey reads it each
+ * time). Revoking a revoked key changes nothing and answers when it was revoked; a key of another workspace is not
+ * found.
+ */
+export async function revokeApiKey(opts: {
+  db: Db
+  workspaceId: string
+  keyId: string
+}): Promise<{ id: string; revoked_at: string }> {
+  await opts.db.apiKey.updateMany({
+    where: { id: opts.keyId, workspaceId: opts.workspaceId, revokedAt: null },
+    data: { revokedAt: new Date() },
+  })
+  const key = await opts.db.apiKey.findFirst({ where: { id: opts.keyId, workspaceId: opts.workspaceId } })
+  if (!key?.revokedAt) throw new DomainError('not_found', `no API key ${opts.keyId} in workspace ${opts.workspaceId}`)
+  return { id: key.id, revoked_at: key.revokedAt.toISOString() }
+}
+
+/**
  * The principal of a key that is not revoked, or null. Read on every request, never cached: revoking a key
  * (`revoked_at`, set in PostgreSQL by any process) or changing its workspace takes effect on the next request. One
  * prepared statement (the key joined to its workspace, with the pipeline version a submission naming none runs) on

@@ -1,6 +1,7 @@
 import {
   addCredits,
   createApiKey,
+  revokeApiKey,
   createWorkspace,
   getErrorGroup,
   getWorkspace,
@@ -19,6 +20,7 @@ import {
   ErrorGroupList,
   ErrorGroupRerun,
   NotificationList,
+  RevokedApiKey,
   Workspace,
 } from '../../openapi/resource-schemas.ts'
 import { defineRoute } from '../route.ts'
@@ -120,6 +122,24 @@ export const ADMIN_ROUTES = [
     handle: async ({ deps, params, body: b }) => ({
       status: 201,
       body: await createApiKey({ db: deps.db, workspaceId: params.id!, scopes: b.scopes, pipelineId: b.pipeline_id }),
+    }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/admin/v1/workspaces/{id}/api-keys/{key_id}/revoke',
+    operationId: 'adminRevokeApiKey',
+    tag: 'Admin',
+    summary: 'Revoke an API key',
+    description:
+      'Every API process refuses the key (401) from its next request: keys are read on every request, never cached. ' +
+      'Revoking a revoked key changes nothing.',
+    auth: 'admin',
+    pathParams: { ...WORKSPACE_ID, key_id: 'API key id, as its creation answered it.' },
+    responses: { '200': { description: 'The key, revoked.', name: 'RevokedApiKey', schema: RevokedApiKey } },
+    errors: ['not_found'],
+    handle: async ({ deps, params }) => ({
+      status: 200,
+      body: await revokeApiKey({ db: deps.db, workspaceId: params.id!, keyId: params.key_id! }),
     }),
   }),
   defineRoute<unknown, z.output<typeof Grant>>({
