@@ -3,6 +3,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { invoicePdf } from '../fixtures/make-fixtures.ts'
+import { openApiValidator } from '../../apps/api/src/openapi/openapi-validator.test-helper.ts'
 import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
 import { useStackWithReceiver } from './stack.ts'
 
@@ -120,6 +121,9 @@ describe('Form A, end to end', () => {
     // spec: destination.exited "is the clean job-complete signal"; its snapshot shows the finished job.
     expect(body.data.job).toMatchObject({ job_id: jobId, status: 'completed' })
     expect(body.data.job.completed_at).toEqual(expect.any(String))
+    // The delivery is what the API's own description says a Form A receiver gets (OpenAPI `webhooks`).
+    const described = openApiValidator((await call(ctx.stack.baseUrl, 'GET', '/v1/openapi.json?form=A')).body)
+    expect(described.schemaErrors('FormAWebhookPayload', body)).toEqual([])
   }, 120_000)
 })
 
@@ -186,6 +190,9 @@ describe('Form B, end to end', () => {
     })
     expect(typeof body.delivery_id).toBe('string')
     expect(Date.parse(body.occurred_at)).not.toBeNaN()
+    // The delivery is what the API's own description says a Form B receiver gets (OpenAPI `webhooks`).
+    const described = openApiValidator((await call(ctx.stack.baseUrl, 'GET', '/v1/openapi.json?form=B')).body)
+    expect(described.schemaErrors('FormBWebhookPayload', body)).toEqual([])
   }, 120_000)
 })
 

@@ -8,6 +8,8 @@ import path from 'node:path'
 import type { CreatedApiKey as CoreApiKey, listDeliveries, WorkspaceView } from '@quire/core'
 import { DomainError } from '@quire/domain'
 import {
+  buildFormAPayload,
+  buildFormBPayload,
   presentFormAJob,
   presentFormAJobCreated,
   presentFormAWebhook,
@@ -192,6 +194,49 @@ describe.each(FORMS)('OpenAPI document, Form %s', (form) => {
         ...presentFormBJob(jobs.completed!, { stages: true, result: true }),
       }),
     ).not.toEqual([])
+  })
+
+  it('describes the outbound deliveries (webhooks section), and what the payload builders make validates against it', () => {
+    const v = openApiValidator(doc)
+    const name = form === 'A' ? 'FormAWebhookPayload' : 'FormBWebhookPayload'
+    expect(JSON.stringify(doc.webhooks.delivery.post.requestBody)).toContain(`#/components/schemas/${name}`)
+    const job = jobs.completed!
+    const event = (type: string, stage: string | null, transition: string | null) => ({
+      id: 'evt_1',
+      type,
+      workspaceId: 'ws_1',
+      jobId: job.id,
+      documentId: null,
+      stage,
+      transition,
+      data: {},
+      createdAt: new Date('2026-03-01T10:00:00.000Z'),
+    })
+    const payloads =
+      form === 'A'
+        ? [
+            ['parse.exited', event('stage.exited', 'parse', 'exited')],
+            ['destination.exited', event('stage.exited', 'destination', 'exited')],
+            ['extract.entered', event('stage.entered', 'extract', 'entered')],
+            ['job.failed', event('job.failed', null, null)],
+          ].map(([type, e]) =>
+            buildFormAPayload({
+              deliveryId: 'dlv_1',
+              type: type as string,
+              event: e as never,
+              job,
+              baseUrl: 'https://quire.example',
+            }),
+          )
+        : [
+            ['job.started', event('job.started', null, null)],
+            ['job.completed', event('job.completed', null, null)],
+            ['job.failed', event('job.failed', null, null)],
+          ].map(([type, e]) =>
+            buildFormBPayload({ deliveryId: 'dlv_1', type: type as string, event: e as never, job, webhookId: 'wh_1' }),
+          )
+    for (const p of payloads) expect(v.schemaErrors(name, p), JSON.stringify(p)).toEqual([])
+    expect(v.schemaErrors(name, { ...payloads[0], surprise: 1 })).not.toEqual([])
   })
 
   it('documents request bodies from the route schemas, with files as binary parts', () => {

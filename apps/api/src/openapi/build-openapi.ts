@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { INTERNAL_ERROR_CODE } from '../http/errors.ts'
 import { bodiesOf, type BodySpec, declaredErrors, forForm, type RouteSpec } from '../routes/route.ts'
 import { ERROR_DESCRIPTIONS, errorInfo, FlatError, NestedError } from './error-schemas.ts'
+import { FormAWebhookPayload, FormBWebhookPayload } from './webhook-schemas.ts'
 
 /**
  * The OpenAPI 3.1 document of one API form, derived from the route registry (routes/registry.ts): each operation's
@@ -253,6 +254,23 @@ export function buildOpenApi(routes: readonly RouteSpec[], form: ApiForm, opts: 
     paths[spec.path] ??= {}
     paths[spec.path]![spec.method] = operationObject(spec, form, components)
   }
+  // Outbound deliveries (OpenAPI 3.1 `webhooks`): what a receiver gets, one operation per form.
+  const payload =
+    form === 'A'
+      ? components.ref('FormAWebhookPayload', FormAWebhookPayload, 'output')
+      : components.ref('FormBWebhookPayload', FormBWebhookPayload, 'output')
+  const webhooks = {
+    delivery: {
+      post: {
+        summary: `A signed delivery to a webhook's url (Form ${form})`,
+        description:
+          'Sent for each event the webhook subscribed to. Verify the signature against the raw body before parsing ' +
+          'it; deduplicate on the delivery id. Any 2xx is success; anything else (or no answer in time) is retried.',
+        requestBody: { required: true, content: { 'application/json': { schema: payload } } },
+        responses: { '2XX': { description: 'Received.' } },
+      },
+    },
+  }
   const schemas = components.schemas()
   return {
     openapi: '3.1.0',
@@ -272,6 +290,7 @@ export function buildOpenApi(routes: readonly RouteSpec[], form: ApiForm, opts: 
     tags: TAGS,
     security: [{ ApiKey: [] }],
     paths,
+    webhooks,
     components: {
       securitySchemes: {
         ApiKey: {
