@@ -243,6 +243,12 @@ const FORM_NOTES: Record<ApiForm, string> = {
   B: 'Form B: `POST /v1/jobs` takes `files` parts (one job per file, `mode=sync` optional); jobs read `job_id`, `status`, `stages` and `result` on request; webhook secrets are `secret`; versions are integers. Deliveries are signed `X-Service-Signature: v1=<hex HMAC-SHA256("<X-Service-Timestamp>.<raw body>")>`.',
 }
 
+/** The body of a delivery in each form (the `webhooks` section). */
+const WEBHOOK_PAYLOADS: Record<ApiForm, { name: string; schema: z.ZodType }> = {
+  A: { name: 'FormAWebhookPayload', schema: FormAWebhookPayload },
+  B: { name: 'FormBWebhookPayload', schema: FormBWebhookPayload },
+}
+
 /** The OpenAPI 3.1 document of one form. */
 export function buildOpenApi(routes: readonly RouteSpec[], form: ApiForm, opts: { serverUrl?: string } = {}): Json {
   const components = new Components()
@@ -255,10 +261,7 @@ export function buildOpenApi(routes: readonly RouteSpec[], form: ApiForm, opts: 
     paths[spec.path]![spec.method] = operationObject(spec, form, components)
   }
   // Outbound deliveries (OpenAPI 3.1 `webhooks`): what a receiver gets, one operation per form.
-  const payload =
-    form === 'A'
-      ? components.ref('FormAWebhookPayload', FormAWebhookPayload, 'output')
-      : components.ref('FormBWebhookPayload', FormBWebhookPayload, 'output')
+  const payload = components.ref(WEBHOOK_PAYLOADS[form].name, WEBHOOK_PAYLOADS[form].schema, 'output')
   const webhooks = {
     delivery: {
       post: {
