@@ -126,8 +126,11 @@ describe('heavy documents off the event loop', () => {
     // machine_seconds is the CPU the stages used: never more than the stage worker's process tree used meanwhile
     // (each stage is charged its share; ceil to whole seconds), and at least half of it — the rest is the parse
     // process starting (about 2 s of module loading), the worker between stages, the sweepers (measured: 5 of
-    // 7.4 s). Parse CPU counted twice, or the parse processes' (OCR, parsing) not counted, both fail here.
-    expect(treeSeconds).toBeGreaterThan(2)
+    // 7.4 s on a slow host; 1.94 s of tree CPU on a fast one). Parse CPU counted twice, or the parse processes' (OCR,
+    // parsing) not counted, both fail here. The floor only checks that the job did real work: the CPU a host needs
+    // for it varies several-fold.
+    expect(treeSeconds).toBeGreaterThan(1)
+    expect(machineSeconds).toBeGreaterThanOrEqual(1)
     expect(machineSeconds).toBeLessThanOrEqual(Math.ceil(treeSeconds) + 1)
     expect(machineSeconds).toBeGreaterThanOrEqual(Math.floor(treeSeconds * 0.5))
     // Bounded memory: the worker holds no document (the parse processes do, one at a time each).
