@@ -78,5 +78,7 @@ process.on('message', async (msg: Request) => {
 })
 
 process.on('disconnect', () => {
+  // The parent is gone: stop the OCR engine and exit, and exit anyway if stopping it hangs (a page mid-recognition).
+  setTimeout(() => process.exit(0), 2_000).unref()
   void ocr.close().finally(() => process.exit(0))
 })
