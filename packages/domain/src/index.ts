@@ -22,6 +22,7 @@ export {
 export type { JobStatus } from './job-status.ts'
 export { newId, documentIdFor, childDocumentIdFor, holdIdFor, jobIdOfDocumentId } from './ids.ts'
 export { creditsForPages, MAX_CREDITS } from './credits.ts'
+export { PARKED_DOCUMENT_STATUSES, isUndeliveredDocument } from './document-status.ts'
 export {
   FILE_TYPES,
   PLATFORM_MAX_FILE_MB,

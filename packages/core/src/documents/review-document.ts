@@ -1,11 +1,18 @@
-import { DomainError, endedWithoutResult, isFinalStatus, newId, PipelineDefinition } from '@quire/domain'
+import {
+  DomainError,
+  endedWithoutResult,
+  isFinalStatus,
+  newId,
+  PARKED_DOCUMENT_STATUSES,
+  PipelineDefinition,
+} from '@quire/domain'
 import type { Db, Tx } from '@quire/db'
 import { outbox, type Priority } from '@quire/queues'
 import { recordEvents } from '../events/record-event.ts'
 import { correctedValues } from './corrected-values.ts'
 import { documentNotFound } from './get-document.ts'
 import { lockJob, transitionJob } from '../jobs/job-transitions.ts'
-import { PARKED_DOCUMENT_STATUSES, reviewProblems } from '../stages/validate.stage.ts'
+import { reviewProblems } from '../stages/validate.stage.ts'
 
 export type ReviewAction = 'approve' | 'reject' | 'escalate'
 

@@ -1,7 +1,6 @@
-import { canTransition, DomainError, type JobStatus } from '@quire/domain'
+import { canTransition, DomainError, type JobStatus, PARKED_DOCUMENT_STATUSES } from '@quire/domain'
 import type { Tx } from '@quire/db'
 import type { Prisma } from '@quire/db'
-import { PARKED_DOCUMENT_STATUSES } from '../stages/validate.stage.ts'
 
 /**
  * The only writer of job statuses. The update is conditional on the status read, so two processes racing (a worker

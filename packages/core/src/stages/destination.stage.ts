@@ -1,3 +1,4 @@
+import { isUndeliveredDocument } from '@quire/domain'
 import { leafDocuments, type LoadedJob, type StageExecutor } from './stage-context.ts'
 import { OperatorFixableError } from './stage-failures.ts'
 
@@ -39,7 +40,7 @@ export const destinationStage: StageExecutor = {
   documentsFor: () => [],
   async run({ deps, job, definition }) {
     // Parked (in review, escalated) and rejected documents are not delivered.
-    const deliverable = leafDocuments(job).filter((d) => !['in_review', 'escalated', 'rejected'].includes(d.status))
+    const deliverable = leafDocuments(job).filter((d) => !isUndeliveredDocument(d.status))
     const isTest = job.environment === 'test'
     const name = definition.destination?.name
     let delivered: string | null = null

@@ -4,9 +4,6 @@ import { leafDocuments, type StageExecutor } from './stage-context.ts'
 
 type FieldValue = { value: unknown; confidence: number }
 
-/** Document statuses that hold a job waiting for review (escalated documents stay parked). */
-export const PARKED_DOCUMENT_STATUSES: readonly string[] = ['in_review', 'escalated']
-
 /**
  * Why a document needs a reviewer: a required field missing, a found value below the pipeline's confidence bar, or
  * (under a bar above 0) no field of its schema found at all.
