@@ -6,51 +6,28 @@
 // distance from the bare app into what a submission's guarantees cost (the key and the job's rows and files: the
 // bare app against this one) and what the HTTP framework costs (this one against the API).
 // Env: DATABASE_URL, REDIS_URL, BENCH_PORT, BENCH_UPLOAD_DIR, QUIRE_QUEUE_PREFIX. Requests carry X-API-Key.
-import { mkdirSync } from 'node:fs'
-import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import { authenticateApiKey, createJob, intakeFile, resolvePipeline } from '@quire/core'
 import { createPrisma } from '@quire/db'
 import { FILE_TYPES } from '@quire/domain'
 import { createQueueSet, createRedis, startDirectDispatch } from '@quire/queues'
 import { createBlobStore } from '@quire/storage'
-import formidable from 'formidable'
-import Koa from 'koa'
-import { trackRequests } from '../lib/in-flight.ts'
+import { serveUploadApp } from '../lib/upload-app.ts'
 
 const uploadDir = process.env.BENCH_UPLOAD_DIR!
-mkdirSync(uploadDir, { recursive: true })
 const db = createPrisma(process.env.DATABASE_URL!)
 const blobs = createBlobStore({ type: 'fs', dir: path.join(uploadDir, 'blobs') })
 const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'producer')
 const queues = createQueueSet({ connection: redis, prefix: process.env.QUIRE_QUEUE_PREFIX! })
 const direct = startDirectDispatch({ db, queues, kickRelay: () => {} })
 
-const app = new Koa()
-const requests = trackRequests(app)
-app.use(async (ctx) => {
-  if (ctx.method !== 'POST') {
-    ctx.status = ctx.path === '/healthz' ? 200 : 404
-    return
-  }
+serveUploadApp({
+  uploadDir,
   // As the API: the key before the body is read.
-  const principal = await authenticateApiKey({ db, key: ctx.get('X-API-Key') })
-  if (!principal) {
-    ctx.status = 401
-    return
-  }
-  const { workspaceId } = principal
-  // As the API: a client that left during the key check has a destroyed stream, which formidable would wait on
-  // forever (and the shutdown with it, for the requests in flight).
-  if (ctx.req.destroyed) return
-  const form = formidable({ uploadDir, maxFileSize: 200 * 1024 * 1024 })
-  const [, files] = await form.parse(ctx.req)
-  const file = Object.values(files).flat()[0]
-  if (!file) {
-    ctx.status = 400
-    return
-  }
-  try {
+  authorize: (ctx) => authenticateApiKey({ db, key: ctx.get('X-API-Key') }),
+  async handle(ctx, file, caller) {
+    const principal = caller! // authorize let the request through
+    const { workspaceId } = principal
     const pipeline = await resolvePipeline({
       db,
       workspaceId,
@@ -77,20 +54,11 @@ app.use(async (ctx) => {
     direct.send(created.dispatch)
     ctx.status = 202
     ctx.body = { job_id: created.jobId, status: 'queued', pages: inspected.pageCount }
-  } finally {
-    await rm(file.filepath, { force: true })
-  }
+  },
+  async close() {
+    await direct.stop()
+    await queues.close()
+    redis.disconnect()
+    await db.$disconnect()
+  },
 })
-const server = app.listen(Number(process.env.BENCH_PORT), '127.0.0.1')
-const stop = async () => {
-  // Requests the load generator left in flight finish before the pool and queues close under them.
-  server.close()
-  await requests.drained()
-  await direct.stop()
-  await queues.close()
-  redis.disconnect()
-  await db.$disconnect()
-  process.exit(0)
-}
-process.on('SIGTERM', stop)
-process.on('SIGINT', stop)
