@@ -58,13 +58,54 @@ describe('pipelines', () => {
     expect(v2.status).toBe(400)
   })
 
-  it('accepts an edit-stage binding (spec: accepted but never fires)', async () => {
+  it('accepts an edit-stage or source.entered binding, unchecked (spec: accepted but never fires)', async () => {
     const { key } = await newWorkspace(ctx.stack.baseUrl, 'A')
     const r = await call(ctx.stack.baseUrl, 'POST', '/v1/pipelines', {
       key,
-      json: { name: 'edit', definition: { bindings: { edit: { entry_webhook_id: 'wh_x' } } } },
+      json: {
+        name: 'edit',
+        definition: { bindings: { edit: { entry_webhook_id: 'wh_x' }, source: { entry_webhook_id: 'wh_y' } } },
+      },
     })
     expect(r.status).toBe(201)
+  })
+
+  it('refuses a binding to a webhook the workspace does not have, on a stage that fires (DESIGN: definition validated)', async () => {
+    const { key } = await newWorkspace(ctx.stack.baseUrl, 'A')
+    const other = await newWorkspace(ctx.stack.baseUrl, 'A')
+    const hook = await call(ctx.stack.baseUrl, 'POST', '/v1/webhooks', {
+      key,
+      json: { name: 'own', url: `${ctx.receiver.origin}/own`, auth_type: 'NONE' },
+    })
+    const foreign = await call(ctx.stack.baseUrl, 'POST', '/v1/webhooks', {
+      key: other.key,
+      json: { name: 'foreign', url: `${ctx.receiver.origin}/foreign`, auth_type: 'NONE' },
+    })
+    expect([hook.status, foreign.status]).toEqual([201, 201])
+    const bindings = {
+      parse: { entry_webhook_id: hook.body.id, exit_webhook_id: 'wh_nothing' },
+      extract: { exit_webhook_id: foreign.body.id },
+    }
+    const r = await call(ctx.stack.baseUrl, 'POST', '/v1/pipelines', {
+      key,
+      json: { name: 'b', definition: { bindings } },
+    })
+    expect(r.status).toBe(400)
+    expect(r.body.error).toBe('INVALID_DEFINITION')
+    const paths = r.body.details.issues.map((i: { path: string }) => i.path).sort()
+    expect(paths).toEqual(['bindings.extract.exit_webhook_id', 'bindings.parse.exit_webhook_id'])
+    const ok = await call(ctx.stack.baseUrl, 'POST', '/v1/pipelines', {
+      key,
+      json: { name: 'b', definition: { bindings: { parse: { entry_webhook_id: hook.body.id } } } },
+    })
+    expect(ok.status).toBe(201)
+    // A new version is checked the same way.
+    const v2 = await call(ctx.stack.baseUrl, 'POST', `/v1/pipelines/${ok.body.id}/versions`, {
+      key,
+      json: { definition: { bindings: { validate: { exit_webhook_id: foreign.body.id } } } },
+    })
+    expect(v2.status).toBe(400)
+    expect(v2.body.details.issues[0].path).toBe('bindings.validate.exit_webhook_id')
   })
 
   it('versions: drafts then publish; Form A shows "vN", Form B n; the platform parse pipeline is listed', async () => {

@@ -1,4 +1,11 @@
-import { type DefinitionIssue, DomainError, newId, parsePipelineDefinition, PipelineDefinition } from '@quire/domain'
+import {
+  boundWebhookIds,
+  type DefinitionIssue,
+  DomainError,
+  newId,
+  parsePipelineDefinition,
+  PipelineDefinition,
+} from '@quire/domain'
 import { resolveSchema } from '@quire/extraction'
 import { type Db, directQuery } from '@quire/db'
 import { recordEvents } from '../events/record-event.ts'
@@ -41,13 +48,44 @@ export async function ensurePlatformPipelines(db: Db): Promise<void> {
   })
 }
 
-function validDefinition(input: unknown) {
+async function validDefinition(db: Db, workspaceId: string, input: unknown) {
   const parsed = parsePipelineDefinition(input)
-  const issues = parsed.ok ? undeclaredSchemas(parsed.definition) : parsed.issues
+  const issues = parsed.ok
+    ? [...undeclaredSchemas(parsed.definition), ...(await unknownWebhooks(db, workspaceId, parsed.definition))]
+    : parsed.issues
   if (!parsed.ok || issues.length > 0) {
     throw new DomainError('INVALID_DEFINITION', 'pipeline definition is invalid', { issues })
   }
   return parsed.definition
+}
+
+/** Bindings the spec accepts but never fires (`source.entered`, the edit stage): their ids are not checked. */
+const neverFires = (stage: string, side: 'entry_webhook_id' | 'exit_webhook_id') =>
+  stage === 'edit' || (stage === 'source' && side === 'entry_webhook_id')
+
+/**
+ * Every webhook a definition binds to a stage that fires must be one of the workspace's own: a binding to an id that
+ * names no webhook (or another workspace's) would be accepted and then deliver nothing, with no one told.
+ */
+async function unknownWebhooks(
+  db: Db,
+  workspaceId: string,
+  definition: PipelineDefinition,
+): Promise<DefinitionIssue[]> {
+  const bound = boundWebhookIds(definition)
+  if (bound.length === 0) return []
+  const found = await db.webhook.findMany({ where: { workspaceId, id: { in: bound } }, select: { id: true } })
+  const known = new Set(found.map((w) => w.id))
+  const issues: DefinitionIssue[] = []
+  for (const [stage, binding] of Object.entries(definition.bindings)) {
+    for (const side of ['entry_webhook_id', 'exit_webhook_id'] as const) {
+      const id = binding?.[side]
+      if (id !== undefined && !known.has(id) && !neverFires(stage, side)) {
+        issues.push({ path: `bindings.${stage}.${side}`, message: `webhook ${id} is not one of this workspace's` })
+      }
+    }
+  }
+  return issues
 }
 
 /**
@@ -102,7 +140,7 @@ function toView(p: PipelineWithVersions): PipelineView {
 }
 
 export async function createPipeline(opts: { db: Db; workspaceId: string; name: string; definition: unknown }) {
-  const definition = validDefinition(opts.definition)
+  const definition = await validDefinition(opts.db, opts.workspaceId, opts.definition)
   const id = newId('pl')
   await opts.db.pipeline.create({
     data: {
@@ -121,7 +159,7 @@ export async function createPipelineVersion(opts: {
   pipelineId: string
   definition: unknown
 }) {
-  const definition = validDefinition(opts.definition)
+  const definition = await validDefinition(opts.db, opts.workspaceId, opts.definition)
   const p = await loadPipeline(opts.db, opts.workspaceId, opts.pipelineId)
   if (p.workspaceId === null) throw new DomainError('not_found', 'platform pipelines cannot be changed')
   // Two versions created at once would both take max + 1: the pipeline's row lock orders them.
