@@ -274,3 +274,67 @@ describe('Form B deliveries', () => {
     expect(patched.body.status).toBe('active')
   })
 })
+
+describe('deleting webhooks (DELETE /v1/webhooks/{id})', () => {
+  it('204; the webhook is gone from reads, its name is free, another workspace or a key without the write scope cannot delete it', async () => {
+    for (const form of ['A', 'B'] as const) {
+      const { key } = await newWorkspace(stack.baseUrl, form)
+      const other = await newWorkspace(stack.baseUrl, form)
+      const readOnly = await newWorkspace(stack.baseUrl, form, { scopes: ['webhooks:read'] })
+      const json =
+        form === 'A' ? { name: 'del', url: receiver.url, auth_type: 'NONE' } : { name: 'del', url: receiver.url }
+      const hook = await call(stack.baseUrl, 'POST', '/v1/webhooks', { key, json })
+      expect(hook.status).toBe(201)
+      const path = `/v1/webhooks/${hook.body.id}`
+      expect((await call(stack.baseUrl, 'DELETE', path, { key: other.key })).status).toBe(404)
+      const refused = await call(stack.baseUrl, 'DELETE', path, { key: readOnly.key })
+      expect(refused.status).toBe(403)
+      const deleted = await call(stack.baseUrl, 'DELETE', path, { key })
+      expect(deleted.status).toBe(204)
+      expect(deleted.body).toBeNull()
+      for (const p of [path, `${path}/deliveries`]) {
+        expect((await call(stack.baseUrl, 'GET', p, { key })).status).toBe(404)
+      }
+      expect((await call(stack.baseUrl, 'GET', '/v1/webhooks', { key })).body.page.total).toBe(0)
+      expect((await call(stack.baseUrl, 'DELETE', path, { key })).status).toBe(404)
+      expect((await call(stack.baseUrl, 'POST', '/v1/webhooks', { key, json })).status).toBe(201)
+    }
+  })
+
+  it('Form A: retries already scheduled stop, and jobs of a pipeline still binding it deliver nothing to it', async () => {
+    const { key } = await newWorkspace(stack.baseUrl, 'A')
+    const url = `${receiver.url}/deleted/down`
+    const hook = await call(stack.baseUrl, 'POST', '/v1/webhooks', {
+      key,
+      json: { name: 'gone', url, auth_type: 'NONE' },
+    })
+    const pipelineId = await formAPipelineWith(key, hook.body.id)
+    const submit = () =>
+      call(stack.baseUrl, 'POST', '/v1/jobs', {
+        key,
+        form: fileForm('file', [{ name: 'a.pdf', bytes: invoice }], { pipeline_id: pipelineId }),
+      })
+    const invoice = await invoicePdf()
+    const first = await submit()
+    const toHook = () => receiver.received.filter((r) => r.path.endsWith('/deleted/down'))
+    // Retried every 200 ms, doubling (the test stack's QUIRE_WEBHOOK_A_RETRY_BASE_MS): two attempts, then delete.
+    await pollUntil(
+      async () => toHook().filter((r) => r.rawBody.toString().includes(first.body.id)),
+      (l) => l.length >= 2,
+      60_000,
+    )
+    expect((await call(stack.baseUrl, 'DELETE', `/v1/webhooks/${hook.body.id}`, { key })).status).toBe(204)
+    const sent = toHook().length
+    const second = await submit()
+    const done = await pollUntil(
+      async () => (await call(stack.baseUrl, 'GET', `/v1/jobs/${second.body.id}`, { key })).body,
+      (j) => j.status === 'completed',
+      60_000,
+    )
+    expect(done.status).toBe('completed')
+    // The next retries of the first job were due 0.8 and 1.6 s after its second attempt; give them 4 s.
+    await new Promise((r) => setTimeout(r, 4_000))
+    expect(toHook().length).toBeLessThanOrEqual(sent + 1) // one attempt may have been on the wire at the delete
+    expect(toHook().filter((r) => r.rawBody.toString().includes(second.body.id))).toHaveLength(0)
+  })
+})

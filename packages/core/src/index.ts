@@ -36,6 +36,7 @@ export type { StageRunResult } from './stages/run-stage.ts'
 export type { StageDeps } from './stages/stage-context.ts'
 export {
   createWebhook,
+  deleteWebhook,
   getWebhook,
   listWebhooks,
   rotateWebhookSecret,

@@ -82,7 +82,7 @@ export type RouteReply = { status: number; body: unknown; type?: string }
 export type Handler = (input: RouteInput<any, any>) => Promise<RouteReply>
 
 export type RouteSpec = {
-  method: 'get' | 'post' | 'patch'
+  method: 'get' | 'post' | 'patch' | 'delete'
   /** OpenAPI template, e.g. `/v1/jobs/{job_id}`. */
   path: string
   /** Varies per form where a form's clients already know it by its own name. */

@@ -1,7 +1,7 @@
 // deliverAttempt on real PostgreSQL rows, a real local HTTPS receiver and the real guarded undici dispatcher.
 // Nothing is mocked: the only boundary (the receiver) is a real server, reached by injection (the dispatcher trusts its
 // CA). Expected delays are written out as numbers here, not asked of the profile, so a wrong policy fails.
-import { createWebhook, createWorkspace, recordEvents, type WebhookAuth } from '@quire/core'
+import { createWebhook, createWorkspace, deleteWebhook, recordEvents, type WebhookAuth } from '@quire/core'
 import { createPrisma, type Db } from '@quire/db'
 import { ephemeralSecretBox } from '@quire/secrets'
 import type { ApiForm, RetrySettings } from '@quire/forms'
@@ -13,6 +13,7 @@ import pino from 'pino'
 import type { Agent } from 'undici'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type DeliveryDeps, deliverAttempt } from './deliver-attempt.ts'
+import { recordSuccesses } from './delivery-rows.ts'
 
 // Form A: 1 s doubling, at most 3 attempts, none later than 1 h after the first. Form B: two retries, 5 s then 20 s.
 const RETRY: RetrySettings = {
@@ -31,10 +32,13 @@ const secrets = ephemeralSecretBox()
 
 beforeAll(async () => {
   db = createPrisma(process.env.DATABASE_URL!)
-  // Paths decide the answer: /ok → 200 after 30 ms, /fail → 503, /redirect → 302 to /redirected (never followed).
+  // Paths decide the answer: /ok → 200 after 30 ms, /fail → 503, /redirect → 302 to /redirected (never followed),
+  // /slow-ok and /slow-fail → 200 and 503 after 400 ms (time for a test to delete the webhook meanwhile).
   receiver = await startHttpsReceiver({
     respond: ({ path }) => {
       if (path.endsWith('/ok')) return { status: 200, delayMs: 30 }
+      if (path.endsWith('/slow-ok')) return { status: 200, delayMs: 400 }
+      if (path.endsWith('/slow-fail')) return { status: 503, delayMs: 400 }
       if (path.endsWith('/redirect')) return { status: 302, headers: { Location: `${receiver.origin}/redirected` } }
       return { status: 503, body: 'down' }
     },
@@ -53,7 +57,7 @@ function depsWith(onCommit = vi.fn()): DeliveryDeps & { onCommit: ReturnType<typ
 
 type Setup = {
   form: ApiForm
-  path: 'ok' | 'fail' | 'redirect'
+  path: 'ok' | 'fail' | 'redirect' | 'slow-ok' | 'slow-fail'
   auth?: WebhookAuth
   headers?: Record<string, string>
   /** When the delivery (and so its first attempt) was created; default now. */
@@ -368,5 +372,32 @@ describe('deliverAttempt abandons, Form B', () => {
     const createdAt = new Date(Date.now() - 7 * 24 * 3_600_000)
     const { deliveryId } = await setUp({ form: 'B', path: 'fail', createdAt })
     await failingAttempt(depsWith(), deliveryId, 1, 5_000)
+  })
+})
+
+describe('a webhook deleted while its delivery is under way', () => {
+  for (const path of ['slow-ok', 'slow-fail'] as const) {
+    it(`the attempt answered ${path === 'slow-ok' ? '200' : '503'} records nothing and is skipped, without an error`, async () => {
+      const { workspaceId, webhook, deliveryId } = await setUp({ form: 'B', path })
+      const attempt = deliverAttempt(depsWith(), { deliveryId, attempt: 1 })
+      await vi.waitFor(() => expect(requestsFor(deliveryId)).toHaveLength(1), { timeout: 5_000 })
+      await deleteWebhook({ db, workspaceId, webhookId: webhook.id })
+      expect(await attempt).toBe('skipped')
+      expect(await db.webhookDelivery.count({ where: { id: deliveryId } })).toBe(0)
+      expect(await db.deliveryAttempt.count({ where: { deliveryId } })).toBe(0)
+    })
+  }
+
+  it('a batch of successes with one delivery gone records the others', async () => {
+    const kept = await setUp({ form: 'A', path: 'ok' })
+    const gone = await setUp({ form: 'A', path: 'ok' })
+    await deleteWebhook({ db, workspaceId: gone.workspaceId, webhookId: gone.webhook.id })
+    const at = new Date()
+    const recorded = await recordSuccesses(db, [
+      { deliveryId: gone.deliveryId, attempt: 1, statusCode: 200, durationMs: 5, at },
+      { deliveryId: kept.deliveryId, attempt: 1, statusCode: 200, durationMs: 5, at },
+    ])
+    expect([...recorded]).toEqual([kept.deliveryId])
+    expect((await stored(kept.deliveryId)).delivery.status).toBe('succeeded')
   })
 })

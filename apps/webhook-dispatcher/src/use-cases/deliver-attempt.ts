@@ -89,58 +89,64 @@ export async function deliverAttempt(deps: DeliveryDeps, opts: { deliveryId: str
     return recorded ? 'succeeded' : 'skipped'
   }
   let outcome = 'retrying' as 'retrying' | 'abandoned'
-  await db.$transaction(async (tx) => {
-    await tx.deliveryAttempt.create({
-      data: {
-        id: newId('att'),
-        deliveryId: d.id,
-        attempt: opts.attempt,
-        statusCode: result.statusCode ?? null,
-        error: result.error ?? null,
-        durationMs: Math.round(result.durationMs),
-      },
-    })
-    const delayMs = profile.nextRetryDelayMs(
-      { attemptsMade: opts.attempt, firstAttemptAt: d.createdAt, now },
-      deps.retry,
-    )
-    if (delayMs !== null) {
-      await tx.webhookDelivery.update({
-        where: { id: d.id },
-        data: { attempts: opts.attempt, nextAttemptAt: new Date(now.getTime() + delayMs) },
-      })
-      await outbox.delivery(tx, { deliveryId: d.id, attempt: opts.attempt + 1 }, { delayMs })
-      return
-    }
-    outcome = 'abandoned'
-    await tx.webhookDelivery.update({
-      where: { id: d.id },
-      data: { status: 'abandoned', attempts: opts.attempt, completedAt: now, nextAttemptAt: null },
-    })
-    if (profile.onAbandon === 'mark-failing') {
-      // Persistent failure: the endpoint is marked failing and the workspace's admins are told, once per change
-      // from active to failing (other deliveries abandoned at the same time notify nobody again).
-      const changed = await tx.webhook.updateMany({
-        where: { id: w.id, status: 'active' },
-        data: { status: 'failing' },
-      })
-      if (changed.count === 0) return
-      await tx.notification.create({
+  try {
+    await db.$transaction(async (tx) => {
+      await tx.deliveryAttempt.create({
         data: {
-          id: newId('ntf'),
-          workspaceId: w.workspaceId,
-          kind: 'webhook.failing',
-          message: `Webhook "${w.name}" (${w.url}) failed ${opts.attempt} delivery attempts and is now failing.`,
-          data: {
-            webhook_id: w.id,
-            delivery_id: d.id,
-            last_error: result.error ?? null,
-            last_status: result.statusCode ?? null,
-          },
+          id: newId('att'),
+          deliveryId: d.id,
+          attempt: opts.attempt,
+          statusCode: result.statusCode ?? null,
+          error: result.error ?? null,
+          durationMs: Math.round(result.durationMs),
         },
       })
-    }
-  })
+      const delayMs = profile.nextRetryDelayMs(
+        { attemptsMade: opts.attempt, firstAttemptAt: d.createdAt, now },
+        deps.retry,
+      )
+      if (delayMs !== null) {
+        await tx.webhookDelivery.update({
+          where: { id: d.id },
+          data: { attempts: opts.attempt, nextAttemptAt: new Date(now.getTime() + delayMs) },
+        })
+        await outbox.delivery(tx, { deliveryId: d.id, attempt: opts.attempt + 1 }, { delayMs })
+        return
+      }
+      outcome = 'abandoned'
+      await tx.webhookDelivery.update({
+        where: { id: d.id },
+        data: { status: 'abandoned', attempts: opts.attempt, completedAt: now, nextAttemptAt: null },
+      })
+      if (profile.onAbandon === 'mark-failing') {
+        // Persistent failure: the endpoint is marked failing and the workspace's admins are told, once per change
+        // from active to failing (other deliveries abandoned at the same time notify nobody again).
+        const changed = await tx.webhook.updateMany({
+          where: { id: w.id, status: 'active' },
+          data: { status: 'failing' },
+        })
+        if (changed.count === 0) return
+        await tx.notification.create({
+          data: {
+            id: newId('ntf'),
+            workspaceId: w.workspaceId,
+            kind: 'webhook.failing',
+            message: `Webhook "${w.name}" (${w.url}) failed ${opts.attempt} delivery attempts and is now failing.`,
+            data: {
+              webhook_id: w.id,
+              delivery_id: d.id,
+              last_error: result.error ?? null,
+              last_status: result.statusCode ?? null,
+            },
+          },
+        })
+      }
+    })
+  } catch (err) {
+    // The webhook was deleted while the attempt ran: its delivery went with it, there is nothing left to record.
+    if (isMissingRow(err)) return 'skipped'
+    throw err
+  }
   if (outcome === 'retrying') deps.onCommit?.()
   if (outcome === 'abandoned') {
     deps.log.warn(
@@ -150,3 +156,6 @@ export async function deliverAttempt(deps: DeliveryDeps, opts: { deliveryId: str
   }
   return outcome
 }
+
+/** Prisma's "a foreign key names no row" and "no row to update": the delivery's row is gone. */
+const isMissingRow = (err: unknown) => ['P2003', 'P2025'].includes(String((err as { code?: unknown })?.code))

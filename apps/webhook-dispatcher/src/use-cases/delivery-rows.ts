@@ -100,9 +100,10 @@ export type SuccessRecord = {
 /**
  * Records successful attempts, each atomically with its delivery's completion, all in one autocommit statement (an
  * interactive transaction would cost BEGIN and COMMIT round trips around the same writes), sent without Prisma as
- * loadDeliveries is. An attempt already
- * recorded (a redelivered job racing the first) writes nothing and is left out of the returned ids. Timestamps are UTC
- * wall-clock values in `timestamp` columns, as Prisma writes them.
+ * loadDeliveries is. An attempt already recorded (a redelivered job racing the first), or of a delivery whose
+ * webhook was deleted meanwhile (its row is locked against deletion while the attempt is written, so one gone never
+ * fails the others of the batch), writes nothing and is left out of the returned ids. Timestamps are UTC wall-clock
+ * values in `timestamp` columns, as Prisma writes them.
  */
 export async function recordSuccesses(db: Db, list: readonly SuccessRecord[]): Promise<Set<string>> {
   const values = list.map((s) => ({
@@ -121,7 +122,9 @@ export async function recordSuccesses(db: Db, list: readonly SuccessRecord[]): P
           AS v(id text, delivery_id text, attempt int, status_code int, duration_ms int, at timestamp(3))
       ), attempt AS (
         INSERT INTO delivery_attempts (id, delivery_id, attempt, status_code, error, duration_ms, created_at)
-        SELECT v.id, v.delivery_id, v.attempt, v.status_code, NULL, v.duration_ms, v.at FROM v
+        SELECT v.id, v.delivery_id, v.attempt, v.status_code, NULL, v.duration_ms, v.at
+        FROM v JOIN webhook_deliveries live ON live.id = v.delivery_id
+        FOR KEY SHARE OF live
         ON CONFLICT (delivery_id, attempt) DO NOTHING
         RETURNING delivery_id, attempt
       )

@@ -145,7 +145,8 @@ export async function fanoutEvents(
   // The events' fan-out marks, their deliveries and the first attempts' outbox rows in one autocommit statement: as
   // atomic as an interactive transaction around the three writes, without its BEGIN and COMMIT round trips. Only
   // events this statement marks get deliveries: one deleted meanwhile (retention) or fanned out by a concurrent run
-  // writes nothing, and a group none of whose events it marked is not queued (a group that also names such an event
+  // writes nothing, nor does a webhook deleted since it was read (its row is locked against deletion while its
+  // deliveries are written), and a group none of whose events it marked is not queued (a group that also names such an event
   // finds its deliveries done or pending under their own jobs: an attempt is idempotent). Timestamps are UTC
   // wall-clock values, as Prisma writes them.
   const at = new Date().toISOString()
@@ -161,6 +162,8 @@ export async function fanoutEvents(
       FROM jsonb_to_recordset($3::jsonb)
         AS d(id text, webhook_id text, event_id text, event_type text, body text)
       JOIN marked ON marked.id = d.event_id
+      JOIN webhooks w ON w.id = d.webhook_id
+      FOR KEY SHARE OF w
       ON CONFLICT DO NOTHING
     ), queued AS (
       INSERT INTO outbox (queue, name, job_key, payload, priority, delay_ms, replace_finished, created_at,

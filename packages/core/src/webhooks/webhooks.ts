@@ -142,6 +142,17 @@ export async function rotateWebhookSecret(opts: { db: Db; secrets: Sealer; works
   return { ...toWebhookView(row), secret }
 }
 
+/**
+ * Deletes a webhook of the workspace, with its deliveries and their attempts: nothing more is sent to it, including
+ * retries already scheduled (a delivery whose row is gone is skipped when its turn comes) and events of jobs that
+ * captured it at submission (fan-out only addresses webhooks that exist). Pipeline versions binding it keep the id,
+ * which then names no webhook and fires nothing; a new definition may not bind it. Its name is free again.
+ */
+export async function deleteWebhook(opts: { db: Db; workspaceId: string; webhookId: string }): Promise<void> {
+  const { count } = await opts.db.webhook.deleteMany({ where: { id: opts.webhookId, workspaceId: opts.workspaceId } })
+  if (count === 0) throw new DomainError('not_found', `webhook ${opts.webhookId} not found`)
+}
+
 export type ResealReport = { webhooks: number; resealed: number; wasPlaintext: number }
 
 /**

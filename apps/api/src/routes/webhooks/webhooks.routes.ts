@@ -1,5 +1,6 @@
 import {
   createWebhook,
+  deleteWebhook,
   getWebhook,
   listDeliveries,
   listWebhooks,
@@ -161,6 +162,24 @@ export const WEBHOOK_ROUTES = [
         status: body.status,
       })
       return { status: 200, body: profile.presentWebhook(w, { revealSecret: false }) }
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/v1/webhooks/{id}',
+    operationId: 'deleteWebhook',
+    tag: 'Webhooks',
+    summary: 'Delete a webhook',
+    description:
+      'Deletes the webhook with its deliveries: nothing more is sent to it, retries already scheduled included. Pipeline versions that bind it fire nothing for it; a new definition may not bind it. Its name can be used again. No request body.',
+    auth: 'key',
+    scopes: WRITE,
+    pathParams: WEBHOOK_ID,
+    responses: { '204': { description: 'Deleted.' } },
+    errors: ['not_found'],
+    handle: async ({ deps, principal, params }) => {
+      await deleteWebhook({ db: deps.db, workspaceId: principal.workspaceId, webhookId: params.id! })
+      return { status: 204, body: null }
     },
   }),
   defineRoute({
