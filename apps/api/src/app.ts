@@ -8,7 +8,9 @@ import type { RouteSpec } from './routes/route.ts'
 
 /** Builds the Koa app from the route registry; `extra` mounts operator pieces such as the queue dashboard. */
 export function createApp(deps: AppDeps, extra: Koa.Middleware[] = [], routes: readonly RouteSpec[] = ROUTES): Koa {
-  const app = new Koa({ proxy: true })
+  // A client's X-Forwarded-* headers name the origin of the absolute URLs in answers only behind a proxy the operator
+  // declared (QUIRE_TRUST_PROXY); otherwise any client could point another's links elsewhere.
+  const app = new Koa({ proxy: deps.config.trustProxy })
   // Errors Koa reports outside the middleware chain are client-side (aborted or malformed requests); the
   // response, if any, was already sent by the error handler.
   app.on('error', (err: Error) => deps.log.debug({ err }, 'request stream error'))

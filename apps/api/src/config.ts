@@ -31,6 +31,8 @@ const Env = SharedEnv.extend({
   /** Where development keeps what it generates (the admin token). */
   QUIRE_DATA_DIR: z.string().default('./.data'),
   QUIRE_PUBLIC_URL: z.string().optional(),
+  /** Behind a reverse proxy: take the request's scheme and host from its X-Forwarded-Proto and X-Forwarded-Host. */
+  QUIRE_TRUST_PROXY: BoolEnv.default(false),
   QUIRE_ADMIN_TOKEN: z.string().optional(),
   QUIRE_SYNC_WINDOW_MS: intEnv({ min: 0, default: 50_000 }),
   QUIRE_ALLOW_PRIVATE_WEBHOOK_URLS: BoolEnv.default(false),
@@ -64,6 +66,7 @@ function load() {
     port: env.QUIRE_API_PORT,
     host: env.QUIRE_HOST ?? env.QUIRE_API_HOST ?? '127.0.0.1',
     publicUrl: env.QUIRE_PUBLIC_URL?.replace(/\/+$/, ''),
+    trustProxy: env.QUIRE_TRUST_PROXY,
     // Development without a token generates one into QUIRE_DATA_DIR/admin-token (printed by `npm start`); production
     // requires one. Never a fixed, well-known token.
     adminToken: env.QUIRE_ADMIN_TOKEN ?? readOrCreateDevSecret(path.join(env.QUIRE_DATA_DIR, 'admin-token')).value,
