@@ -146,8 +146,8 @@ export async function fanoutEvents(
   // atomic as an interactive transaction around the three writes, without its BEGIN and COMMIT round trips. Only
   // events this statement marks get deliveries: one deleted meanwhile (retention) or fanned out by a concurrent run
   // writes nothing, nor does a webhook deleted since it was read (its row is locked against deletion while its
-  // deliveries are written), and a group none of whose events it marked is not queued (a group that also names such an event
-  // finds its deliveries done or pending under their own jobs: an attempt is idempotent). Timestamps are UTC
+  // deliveries are written); a group none of whose events it marked is not queued (a group that also names such an
+  // event finds its deliveries done or pending under their own jobs: an attempt is idempotent). Timestamps are UTC
   // wall-clock values, as Prisma writes them.
   const at = new Date().toISOString()
   const [written] = await directQuery<{ marked: string[]; queued: (Omit<OutboxRow, 'id'> & { id: number })[] }>(db, {
