@@ -1,16 +1,10 @@
-// The real app with its real clients pointed at ports where nothing listens: PostgreSQL and Redis are "down".
-// Liveness stays 200, readiness names what is down, and every other endpoint answers 503 SERVICE_UNAVAILABLE with
-// Retry-After and no internals (DESIGN, "Robustness and operations").
-import { ephemeralSecretBox } from '@quire/secrets'
 import type { AddressInfo } from 'node:net'
-import os from 'node:os'
 import { createPrisma } from '@quire/db'
 import { Redis } from 'ioredis'
-import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from './app.ts'
 import { config } from './config.ts'
-import type { AppDeps } from './http/context.ts'
+import { testAppDeps } from './http/app-deps.test-helper.ts'
 
 const CLOSED_PORT = 1 // nothing listens on port 1
 let base: string
@@ -25,17 +19,12 @@ beforeAll(async () => {
     retryStrategy: () => null,
   })
   redis.on('error', () => {})
-  const deps = {
-    secrets: ephemeralSecretBox(),
+  const deps = testAppDeps({
     db,
-    blobs: {} as AppDeps['blobs'],
-    config: { ...config, uploadDir: os.tmpdir(), enforceApiContract: true },
-    log: pino({ level: 'silent' }),
-    kickRelay: () => {},
-    dispatchOutbox: () => {},
+    config: { enforceApiContract: true },
     pingRedis: () => redis.ping(),
     redisDown: () => redis.status !== 'ready',
-  } satisfies AppDeps
+  })
   const server = createApp(deps).listen(0, '127.0.0.1')
   await new Promise((r) => server.once('listening', r))
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`

@@ -2,15 +2,12 @@
 // request's own scheme and host, and X-Forwarded-Proto / X-Forwarded-Host only when QUIRE_TRUST_PROXY says a proxy
 // in front sets them. The real app, with one route of its own answering baseUrl.
 import type { AddressInfo } from 'node:net'
-import { createPrisma } from '@quire/db'
-import { ephemeralSecretBox } from '@quire/secrets'
-import pino from 'pino'
 import { afterAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { createApp } from './app.ts'
-import { config } from './config.ts'
-import { type AppDeps, baseUrl } from './http/context.ts'
+import { baseUrl } from './http/context.ts'
 import { defineRoute } from './routes/route.ts'
+import { testAppDeps } from './http/app-deps.test-helper.ts'
 
 const ORIGIN_ROUTE = defineRoute({
   method: 'get',
@@ -24,25 +21,13 @@ const ORIGIN_ROUTE = defineRoute({
   handle: async ({ ctx, deps }) => ({ status: 200, body: { origin: baseUrl(ctx, deps) } }),
 })
 
-const db = createPrisma('postgresql://postgres@127.0.0.1:1/unused') // never queried: the route uses no dependency
 const closers: (() => Promise<void>)[] = []
 afterAll(async () => {
   for (const close of closers) await close()
-  await db.$disconnect()
 })
 
 async function serve(trustProxy: boolean) {
-  const deps = {
-    secrets: ephemeralSecretBox(),
-    db,
-    blobs: {} as AppDeps['blobs'],
-    config: { ...config, publicUrl: undefined, trustProxy },
-    log: pino({ level: 'silent' }),
-    kickRelay: () => {},
-    dispatchOutbox: () => {},
-    pingRedis: async () => 'PONG',
-    redisDown: () => false,
-  } satisfies AppDeps
+  const deps = testAppDeps({ config: { publicUrl: undefined, trustProxy } })
   const server = createApp(deps, [], [ORIGIN_ROUTE]).listen(0, '127.0.0.1')
   await new Promise((r) => server.once('listening', r))
   closers.push(() => new Promise((r) => server.close(() => r())))

@@ -1,16 +1,11 @@
-// The route adapter over a real Koa server: declared answers pass, an undeclared status or error code is logged and,
-// with enforceApiContract, answered as a 500 — so a handler cannot drift from its declaration unseen.
-import { ephemeralSecretBox } from '@quire/secrets'
 import type { AddressInfo } from 'node:net'
-import os from 'node:os'
 import { DomainError } from '@quire/domain'
 import pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { createApp } from '../app.ts'
-import { config } from '../config.ts'
 import { defineRoute, type RouteSpec } from '../routes/route.ts'
-import type { AppDeps } from './context.ts'
+import { testAppDeps } from './app-deps.test-helper.ts'
 
 const routes: RouteSpec[] = [
   defineRoute({
@@ -69,17 +64,7 @@ afterEach(async () => {
 async function serve(enforceApiContract: boolean) {
   const logged: string[] = []
   const log = pino({ level: 'info' }, { write: (line: string) => logged.push(JSON.parse(line).msg) })
-  const deps = {
-    secrets: ephemeralSecretBox(),
-    db: {} as AppDeps['db'],
-    blobs: {} as AppDeps['blobs'],
-    config: { ...config, uploadDir: os.tmpdir(), enforceApiContract },
-    log,
-    kickRelay: () => {},
-    dispatchOutbox: () => {},
-    pingRedis: async () => 'PONG',
-    redisDown: () => false,
-  } satisfies AppDeps
+  const deps = testAppDeps({ log, config: { enforceApiContract } })
   const server = createApp(deps, [], routes).listen(0, '127.0.0.1')
   await new Promise((r) => server.once('listening', r))
   close = () => new Promise((r) => server.close(() => r()))

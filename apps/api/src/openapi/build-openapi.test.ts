@@ -1,7 +1,3 @@
-// The OpenAPI document: well-formed 3.1, every route the routers have is documented (and nothing else), every error
-// the error table produces fits its envelope schema, every presenter sample validates against the generated JSON
-// Schema, and the /docs page renders every operation and schema.
-import { ephemeralSecretBox } from '@quire/secrets'
 import { mkdtempSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -20,13 +16,10 @@ import {
 } from '@quire/forms'
 import type { Balance as LedgerBalance, LedgerEntryView } from '@quire/ledger'
 import type Koa from 'koa'
-import pino from 'pino'
 import { describe, expect, it } from 'vitest'
 import type { z } from 'zod'
 import { jobs, pipelines, webhooks } from '../../../../packages/forms/src/presenter-samples.test-helper.ts'
 import { createApp } from '../app.ts'
-import { config } from '../config.ts'
-import type { AppDeps } from '../http/context.ts'
 import { errorResponse } from '../http/errors.ts'
 import type { ApiForm } from '@quire/forms'
 import { ROUTES } from '../routes/registry.ts'
@@ -35,6 +28,7 @@ import { DOMAIN_ERROR_CODES, errorInfo, FlatError, NestedError } from './error-s
 import { openApiValidator } from './openapi-validator.test-helper.ts'
 import { renderDocsHtml, renderDocsIndex } from './render-docs.ts'
 import type { Balance, CreatedApiKey, Delivery, LedgerEntry, Workspace } from './resource-schemas.ts'
+import { testAppDeps } from '../http/app-deps.test-helper.ts'
 
 type Json = Record<string, any>
 const FORMS: ApiForm[] = ['A', 'B']
@@ -128,17 +122,7 @@ describe.each(FORMS)('OpenAPI document, Form %s', (form) => {
 
   it('documents exactly the routes the Koa routers serve', () => {
     const uploadDir = mkdtempSync(path.join(os.tmpdir(), 'quire-openapi-'))
-    const deps = {
-      secrets: ephemeralSecretBox(),
-      db: {} as AppDeps['db'],
-      blobs: {} as AppDeps['blobs'],
-      config: { ...config, uploadDir },
-      log: pino({ level: 'silent' }),
-      kickRelay: () => {},
-      dispatchOutbox: () => {},
-      pingRedis: async () => 'PONG',
-      redisDown: () => false,
-    } satisfies AppDeps
+    const deps = testAppDeps({ config: { uploadDir } })
     const app = createApp(deps)
     type Layer = { path: string; methods: string[] }
     const layers = (app.middleware as (Koa.Middleware & { router?: { stack: Layer[] } })[]).flatMap(
