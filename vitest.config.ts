@@ -21,6 +21,10 @@ export default defineConfig({
           name: 'unit',
           include: ['**/*.test.ts'],
           exclude: [...exclude, 'tests/blackbox/**'],
+          // Unit files run side by side on two cores and some read real PDFs, DOCX bombs and images: on a slow host
+          // vitest's 5 s default failed a test that takes 2.4 s alone. A hang still fails, later.
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
         },
       },
       {
