@@ -25,46 +25,56 @@ const MB = 1024 * 1024
 const LIMIT = 1 * MB
 const B = 'quire-test-boundary'
 let dir: string
-let server: ReturnType<Koa['listen']>
-let port: number
+let server: Served
 let seen: {
   fields: Record<string, unknown>
   files: { field: string; name: string | null; size: number; existed: boolean }[]
 } | null
 
-beforeAll(async () => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'quire-multipart-'))
+type Served = { port: number; close(): Promise<void> }
+
+/** The middleware behind the real error handler, then `route`, listening on a free local port. */
+async function serve(options: Parameters<typeof multipartMiddleware>[0], route: Koa.Middleware): Promise<Served> {
   const app = new Koa()
   // Koa prints socket errors of clients that hang up mid-request ("Parse Error") to stderr; they are expected here.
   app.silent = true
   app.use(errorHandler(pino({ level: 'silent' })))
-  app.use(
-    multipartMiddleware({
+  app.use(multipartMiddleware(options))
+  app.use(route)
+  const listening = app.listen(0, '127.0.0.1')
+  await new Promise((r) => listening.once('listening', r))
+  return {
+    port: (listening.address() as AddressInfo).port,
+    close: () => new Promise<void>((r) => listening.close(() => r())),
+  }
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'quire-multipart-'))
+  server = await serve(
+    {
       uploadDir: dir,
       maxFileBytes: LIMIT,
       maxFiles: 3,
       parameters: (ctx) => (ctx.get('x-any-names') ? null : { fileField: 'files', text: ['a', 'b'], query: ['a'] }),
-    }),
+    },
+    async (ctx) => {
+      const files = ['files', 'file', 'other'].flatMap((field) =>
+        filesOf(ctx as never, field).map((f) => ({
+          field,
+          name: f.originalFilename,
+          size: f.size,
+          existed: existsSync(f.filepath),
+        })),
+      )
+      seen = { fields: fieldsOf(ctx as never), files }
+      ctx.body = { ok: true }
+    },
   )
-  app.use(async (ctx) => {
-    const files = ['files', 'file', 'other'].flatMap((field) =>
-      filesOf(ctx as never, field).map((f) => ({
-        field,
-        name: f.originalFilename,
-        size: f.size,
-        existed: existsSync(f.filepath),
-      })),
-    )
-    seen = { fields: fieldsOf(ctx as never), files }
-    ctx.body = { ok: true }
-  })
-  server = app.listen(0, '127.0.0.1')
-  await new Promise((r) => server.once('listening', r))
-  port = (server.address() as AddressInfo).port
 })
 
 afterAll(async () => {
-  await new Promise((r) => server.close(r))
+  await server.close()
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -72,7 +82,8 @@ beforeEach(() => {
   seen = null
 })
 
-const post = (body: Buffer | Buffer[], opts: Partial<Parameters<typeof rawRequest>[0]> = {}) => {
+/** A multipart POST of exactly these bytes to a test server. */
+const postTo = (port: number, body: Buffer | Buffer[], opts: Partial<Parameters<typeof rawRequest>[0]> = {}) => {
   const len = (Array.isArray(body) ? body : [body]).reduce((n, b) => n + b.length, 0)
   return rawRequest({
     port,
@@ -86,6 +97,8 @@ const post = (body: Buffer | Buffer[], opts: Partial<Parameters<typeof rawReques
     ...opts,
   })
 }
+const post = (body: Buffer | Buffer[], opts: Partial<Parameters<typeof rawRequest>[0]> = {}) =>
+  postTo(server.port, body, opts)
 const filePart = (field: string, name: string, content: string | Buffer, type = 'application/pdf') => ({
   headers: [`Content-Disposition: form-data; name="${field}"; filename="${name}"`, `Content-Type: ${type}`],
   content,
@@ -197,7 +210,7 @@ describe('limits', () => {
     let produced = 0
     const total = 50 * LIMIT // the client would send 50 MB; the server must answer after about 1 MB
     const res = await rawRequest({
-      port,
+      port: server.port,
       head: [
         'POST /upload HTTP/1.1',
         'Host: test',
@@ -281,7 +294,7 @@ describe('unknown parameters', () => {
       textPart('__proto__', 'z'),
     ])
     const res = await rawRequest({
-      port,
+      port: server.port,
       head: [
         'POST /upload?a=1&zzz=2 HTTP/1.1',
         'Host: test',
@@ -325,7 +338,7 @@ describe('malformed bodies', () => {
   it('a multipart Content-Type without boundary → 400 MALFORMED_REQUEST', async () => {
     const body = Buffer.from('whatever')
     const res = await rawRequest({
-      port,
+      port: server.port,
       head: [
         'POST /upload HTTP/1.1',
         'Host: test',
@@ -409,7 +422,7 @@ describe('malformed bodies', () => {
   it('another content type → 415 UNSUPPORTED_MEDIA_TYPE', async () => {
     const body = Buffer.from('{"a":1}')
     const res = await rawRequest({
-      port,
+      port: server.port,
       head: ['POST /upload HTTP/1.1', 'Host: test', 'Content-Type: application/json', `Content-Length: ${body.length}`],
       body,
     })
@@ -419,7 +432,7 @@ describe('malformed bodies', () => {
   it('a client that drops the connection mid-file leaves no temporary file and the server keeps serving', async () => {
     const part = multipartBytes(B, [filePart('files', 'a.pdf', Buffer.alloc(500_000, 5))])
     await rawRequest({
-      port,
+      port: server.port,
       head: [
         'POST /upload HTTP/1.1',
         'Host: test',
@@ -438,7 +451,7 @@ describe('malformed bodies', () => {
   it('a client that half-closes mid-file gets an answer or a closed connection, never a hang; nothing is left', async () => {
     const part = multipartBytes(B, [filePart('files', 'a.pdf', Buffer.alloc(500_000, 5))])
     const res = await rawRequest({
-      port,
+      port: server.port,
       head: [
         'POST /upload HTTP/1.1',
         'Host: test',
@@ -495,54 +508,37 @@ describe('file names', () => {
 // kept. (What the route makes of it is checked black-box, tests/blackbox/bad-input.test.ts.)
 describe('earlierFilesStand: a later file over the limit', () => {
   const STAND = { uploadDir: '', maxFileBytes: LIMIT, maxFiles: 3, maxFields: 10, maxFieldsBytes: 64 * 1024 }
-  let standServer: ReturnType<Koa['listen']>
-  let standPort: number
+  let stand: Served
   let standSeen: { fields: Record<string, unknown>; files: string[]; tempFiles: number } | null
 
   beforeAll(async () => {
-    const app = new Koa()
-    app.silent = true
-    app.use(errorHandler(pino({ level: 'silent' })))
-    app.use(
-      multipartMiddleware({
+    stand = await serve(
+      {
         ...STAND,
         uploadDir: dir,
         earlierFilesStand: true,
         parameters: () => ({ fileField: 'files', text: ['a', 'b'], query: [] }),
-      }),
+      },
+      async (ctx) => {
+        standSeen = {
+          fields: fieldsOf(ctx as never),
+          files: filesOf(ctx as never, 'files').map((f) => f.originalFilename ?? ''),
+          tempFiles: readdirSync(dir).length,
+        }
+        const refused = refusedFileOf(ctx as never)
+        if (refused) throw refused
+        ctx.body = { ok: true }
+      },
     )
-    app.use(async (ctx) => {
-      standSeen = {
-        fields: fieldsOf(ctx as never),
-        files: filesOf(ctx as never, 'files').map((f) => f.originalFilename ?? ''),
-        tempFiles: readdirSync(dir).length,
-      }
-      const refused = refusedFileOf(ctx as never)
-      if (refused) throw refused
-      ctx.body = { ok: true }
-    })
-    standServer = app.listen(0, '127.0.0.1')
-    await new Promise((r) => standServer.once('listening', r))
-    standPort = (standServer.address() as AddressInfo).port
   })
   afterAll(async () => {
-    await new Promise((r) => standServer.close(r))
+    await stand.close()
   })
   beforeEach(() => {
     standSeen = null
   })
 
-  const send = (body: Buffer) =>
-    rawRequest({
-      port: standPort,
-      head: [
-        'POST /upload HTTP/1.1',
-        'Host: test',
-        `Content-Type: multipart/form-data; boundary=${B}`,
-        `Content-Length: ${body.length}`,
-      ],
-      body,
-    })
+  const send = (body: Buffer) => postTo(stand.port, body)
   const bigHead = Buffer.from(
     `--${B}\r\nContent-Disposition: form-data; name="files"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
   )
@@ -608,7 +604,7 @@ describe('earlierFilesStand: a later file over the limit', () => {
     // Undeclared length (chunked): the API reads on until the bound.
     let produced = 0
     const chunked = await rawRequest({
-      port: standPort,
+      port: stand.port,
       head: [
         'POST /upload HTTP/1.1',
         'Host: test',
@@ -628,7 +624,7 @@ describe('earlierFilesStand: a later file over the limit', () => {
     const head = Buffer.concat([multipartBytes(B, [filePart('files', 'a.pdf', 'x')], false), bigHead])
     produced = 0
     const declared = await rawRequest({
-      port: standPort,
+      port: stand.port,
       head: [
         'POST /upload HTTP/1.1',
         'Host: test',
@@ -650,7 +646,7 @@ describe('earlierFilesStand: a later file over the limit', () => {
     const total = 100 * MB
     let produced = 0
     const res = await rawRequest({
-      port: standPort,
+      port: stand.port,
       head: [
         'POST /upload HTTP/1.1',
         'Host: test',
