@@ -47,8 +47,9 @@ const Env = SharedEnv.extend({
   /**
    * What the parse processes load before this worker takes its first job: `off` (everything on first use),
    * `processes` (the processes start with their modules, about 140 MB each), `ocr` (their OCR engines too, with the
-   * model: about 170 MB and a second of CPU more each, so a new worker's first scanned pages are no slower than the
-   * rest; for OCR-heavy deployments that add workers under load).
+   * model, and each reads a generated scanned page: 250-300 MB more each, what a first scan grows it to, and 3-4 s of
+   * CPU, so a new worker's first scanned pages are no slower than the rest; for OCR-heavy deployments that add
+   * workers under load).
    */
   QUIRE_PARSE_WARM_START: z
     .enum(['off', 'processes', 'ocr'], { error: 'expected off, processes or ocr' })

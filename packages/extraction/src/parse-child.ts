@@ -1,11 +1,15 @@
 // A child process of the parse pool (parse-pool.ts): runs parseDocument for its parent, one request at a time, so
 // PDF parsing, rasterising and OCR never hold the parent's event loop. The OCR engine is started once and reused.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { isExtractionError } from './errors.ts'
 import { configureFileLimits, type FileLimits } from './file-limits.ts'
 import type { FileType } from './file-types.ts'
 import { createOcrEngine } from './ocr.ts'
 import { parseDocument } from './parse-document.ts'
+import { warmUpScanPdf } from './warm-up-scan.ts'
 
 type Request =
   | { id: number; path: string; type: FileType; limits?: Partial<FileLimits> }
@@ -40,16 +44,26 @@ function cpuSince(before: { self: NodeJS.CpuUsage; children: number }): number {
 process.on('message', async (msg: Request) => {
   const before = { self: process.cpuUsage(), children: reapedChildrenCpuMs() }
   if ('warm' in msg) {
-    // This process has loaded its modules by now; the OCR engine loads its model only when asked to.
-    const started =
-      msg.warm === 'ocr'
-        ? ocr.start().then(
-            () => null,
-            (err: Error) => err.message,
-          )
-        : null
-    const failed = await started
-    process.send?.({ id: msg.id, ok: failed === null, warmed: true, error: failed, rss: process.memoryUsage().rss })
+    // This process has loaded its modules by now; the OCR engine loads its model, and reads a first scanned page,
+    // only when asked to.
+    let failed: string | null = null
+    let ocrText: string | undefined
+    if (msg.warm === 'ocr') {
+      try {
+        await ocr.start()
+        ocrText = await readWarmUpScan()
+      } catch (err) {
+        failed = (err as Error)?.message ?? String(err)
+      }
+    }
+    process.send?.({
+      id: msg.id,
+      ok: failed === null,
+      warmed: true,
+      error: failed,
+      ocrText,
+      rss: process.memoryUsage().rss,
+    })
     return
   }
   try {
@@ -76,6 +90,20 @@ process.on('message', async (msg: Request) => {
     })
   }
 })
+
+/** Parses the warm-up page (warm-up-scan.ts) as a client's scanned PDF would be; returns what OCR read on it. */
+async function readWarmUpScan(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'quire-warm-up-'))
+  try {
+    const file = path.join(dir, 'warm-up.pdf')
+    await writeFile(file, await warmUpScanPdf())
+    configureFileLimits()
+    const parsed = await parseDocument(file, 'pdf', { ocr })
+    return parsed.pages.join('\n')
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}
 
 process.on('disconnect', () => {
   // The parent is gone: stop the OCR engine and exit, and exit anyway if stopping it hangs (a page mid-recognition).

@@ -8,7 +8,7 @@ const script = fileURLToPath(new URL('../test/warm-parse-pool.ts', import.meta.u
 const root = path.resolve(path.dirname(script), '..', '..', '..')
 
 describe('parse pool warm start (QUIRE_PARSE_WARM_START)', () => {
-  it('starts every parse process before any document, then loads each OCR model; documents parse as before', {
+  it('starts every parse process before any document, then loads each OCR model and reads a first scanned page; documents parse as before', {
     timeout: 120_000,
   }, async () => {
     const { stdout } = await promisify(execFile)(
@@ -17,8 +17,8 @@ describe('parse pool warm start (QUIRE_PARSE_WARM_START)', () => {
       { cwd: root, timeout: 110_000 },
     )
     const seen = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
-      processes: { rssBytes: number }[]
-      ocr: { rssBytes: number }[]
+      processes: { rssBytes: number; ocrText?: string }[]
+      ocr: { rssBytes: number; ocrText?: string }[]
       text: string
     }
     // One answer per process, from a running child.
@@ -28,6 +28,9 @@ describe('parse pool warm start (QUIRE_PARSE_WARM_START)', () => {
       expect(warm.rssBytes).toBeGreaterThan(0)
       // The OCR model (about 170 MB with its engine) is in each child's memory once `ocr` answered.
       expect(seen.ocr[i]!.rssBytes - warm.rssBytes).toBeGreaterThan(50 * 1024 * 1024)
+      // Each child read the warm-up page through the scanned-PDF path (rasterised, then OCR), before any document.
+      expect(seen.ocr[i]!.ocrText).toContain('Invoice 2026')
+      expect(warm.ocrText).toBeUndefined()
     }
     expect(seen.text).toContain('WARM-1')
   })

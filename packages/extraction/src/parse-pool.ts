@@ -30,22 +30,23 @@ export type ParsePool = {
   parse(path: string, type: FileType): Promise<ParseOutcome>
   /**
    * Starts every child now instead of on first use (`processes`: the child with its modules loaded; `ocr`: its OCR
-   * engine too, with the model loaded), so the first documents are no slower than the rest. Resolves when all are
-   * ready, with each child's resident memory then; rejects (the children stay, and load the rest on first use) when
-   * the OCR engine cannot start.
+   * engine too, with the model loaded, and a first scanned page read: warm-up-scan.ts), so the first documents are no
+   * slower than the rest. Resolves when all are ready, with each child's resident memory then (and, for `ocr`, what
+   * it read on that page); rejects (the children stay, and load the rest on first use) when the OCR engine cannot
+   * start or read the page.
    */
-  warm(what: 'processes' | 'ocr'): Promise<{ rssBytes: number }[]>
+  warm(what: 'processes' | 'ocr'): Promise<{ rssBytes: number; ocrText?: string }[]>
   close(): Promise<void>
 }
 
 type Pending = {
-  resolve: (v: ParseOutcome | { rssBytes: number }) => void
+  resolve: (v: ParseOutcome | { rssBytes: number; ocrText?: string }) => void
   reject: (e: Error) => void
 }
 type Slot = { child: ChildProcess | null; busy: boolean; pending: Map<number, Pending> }
 
 type Reply =
-  | { id: number; ok: boolean; warmed: true; error: string | null; rss: number }
+  | { id: number; ok: boolean; warmed: true; error: string | null; ocrText?: string; rss: number }
   | { id: number; ok: true; result: ParsedDocument; cpuMs: number; rss: number }
   | {
       id: number
@@ -91,7 +92,8 @@ export function createParsePool(opts: ParsePoolOptions = {}): ParsePool {
       slot.pending.delete(reply.id)
       if (reply.rss > maxRss) retire(slot)
       if ('warmed' in reply) {
-        if (reply.ok) p.resolve({ rssBytes: reply.rss })
+        if (reply.ok)
+          p.resolve({ rssBytes: reply.rss, ...(reply.ocrText === undefined ? {} : { ocrText: reply.ocrText }) })
         else p.reject(new ExtractionError('ocr_unavailable', reply.error ?? 'OCR engine could not start'))
       } else if (reply.ok) p.resolve({ ...reply.result, cpuMs: reply.cpuMs, rssBytes: reply.rss })
       else {
