@@ -3,11 +3,13 @@
 // Two workloads: one-page text PDFs (documents/s; target ≥ 0.5× the loop), and a mix of 10-page text PDFs and
 // scanned pages that need OCR (pages/s; target ≥ 0.85×). Interleaved rounds, medians.
 import { onePageTextPdf, scannedPagePdf, tenPageTextPdf } from './lib/documents.ts'
-import { benchWorkspace, median, QUICK, record, startApps } from './lib/kit.ts'
+import { benchWorkspace, median, QUICK, record, roundsWithin, startApps } from './lib/kit.ts'
 import { extractionLoop } from './lib/loop-baseline.ts'
 import { runJobs } from './lib/submit-jobs.ts'
 
 const ROUNDS = QUICK ? 1 : 3
+/** Each workload's rounds stop early when the next would not fit (its rounds take 5-20 s on a slow 2-core host). */
+const ROUNDS_SECONDS = 60
 const apps = await startApps('pipeline', { apps: ['api', 'stage-worker', 'webhook-dispatcher'] })
 try {
   const onePage = await onePageTextPdf()
@@ -38,7 +40,8 @@ try {
     const quire: number[] = []
     const loop: number[] = []
     const units = w.per(w.files.length)
-    for (let round = 0; round < ROUNDS; round++) {
+    const rounds = roundsWithin({ label: `pipeline · ${w.metric}`, min: 1, max: ROUNDS, seconds: ROUNDS_SECONDS })
+    for (const round of rounds) {
       const pipelineSide = async () => {
         const ws = await benchWorkspace(apps.baseUrl, 'B')
         quire.push(units / (await runJobs({ ...apps, ...ws, files: w.files })).seconds)

@@ -2,8 +2,8 @@
 // stage-worker process. Each worker parses in one child process with one OCR worker, so one worker process is one
 // core's worth of OCR: the ratio shows how throughput grows when an operator adds worker processes (or containers).
 // Each worker starts warm (QUIRE_PARSE_WARM_START=ocr, as an OCR-heavy deployment that adds workers under load runs):
-// it takes its first job once its parse process and OCR engine are loaded, as the loop below starts timing only after
-// its own warm-up. Interleaved rounds, medians. Target: 2 workers ≥ 1.7× one.
+// it takes its first job once its parse process has loaded its OCR engine and read a first scanned page, as the loop
+// below starts timing only after its own warm-up. Interleaved rounds, medians. Target: 2 workers ≥ 1.7× one.
 // Printed beside the row, as a reference: the machine's own ceiling, the plain extraction loop over the same pages in
 // two processes side by side against one (bench/baselines/extraction-loop.ts; no queue, database or HTTP).
 import { type ChildProcess, spawn } from 'node:child_process'
@@ -19,15 +19,22 @@ import {
   QUICK,
   record,
   ROOT,
+  roundsWithin,
   startApps,
   stopChild,
   treeCpuMs,
 } from './lib/kit.ts'
 import { runJobs } from './lib/submit-jobs.ts'
 
-// The quick run measures once, without rounds (below).
+// The quick run measures once, without rounds (below); four pages, so that each of two workers gets some (with two,
+// the first worker's two job slots took both).
 const ROUNDS = QUICK ? 0 : 3
-const FILES = QUICK ? 2 : 12
+const FILES = QUICK ? 4 : 12
+/**
+ * The full run's rounds stop early when the next would not fit: a round (three warm worker starts, two timed
+ * batches, the plain loops) takes 60-90 s on a slow 2-core host, where two rounds are run instead of three.
+ */
+const ROUNDS_SECONDS = 200
 const WORKER_ENV = { QUIRE_PARSE_PROCESSES: '1', QUIRE_OCR_WORKERS: '1', QUIRE_PARSE_WARM_START: 'ocr' }
 
 const apps = await startApps('scale', { apps: ['api', 'webhook-dispatcher'] })
@@ -83,8 +90,8 @@ try {
     )
     return FILES / Math.max(...seconds)
   }
-  // Warm-up: the files every worker reads at start (modules, the OCR model) into the OS's cache. The quick run skips it.
-  if (!QUICK) await withWorkers(1)
+  // No warm-up round: a worker reads its files (modules, the OCR model) and its first scanned page while it starts,
+  // which is not timed.
   const one: number[] = []
   const two: number[] = []
   const loopOne: number[] = []
@@ -103,7 +110,12 @@ try {
       await Promise.all(workers.map(stopChild))
     }
   }
-  for (let round = 0; round < ROUNDS; round++) {
+  for (const round of roundsWithin({
+    label: 'scale',
+    min: Math.min(2, ROUNDS),
+    max: ROUNDS,
+    seconds: ROUNDS_SECONDS,
+  })) {
     if (round % 2) {
       two.push(await withWorkers(2))
       one.push(await withWorkers(1))

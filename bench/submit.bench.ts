@@ -8,7 +8,7 @@
 // splits the distance into what a submission's guarantees cost (the key, the job's rows and files) and what the API
 // around them costs.
 import { invoicePdf } from '../tests/fixtures/make-fixtures.ts'
-import { startSubmitBaselines } from './lib/bare-app.ts'
+import { startApiWithBaselines } from './lib/bare-app.ts'
 import {
   benchWorkspace,
   cpuMs,
@@ -21,23 +21,16 @@ import {
   QUICK,
   record,
   settleDatabase,
-  startApps,
 } from './lib/kit.ts'
 
 const ROUNDS = QUICK ? 1 : 4
 const SECONDS = QUICK ? 1 : 8
 const CONNECTIONS = [1, 8]
 
-const apps = await startApps('submit', { apps: ['api'] })
-const baselineEnv = { DATABASE_URL: apps.databaseUrl, QUIRE_QUEUE_PREFIX: apps.env.QUIRE_QUEUE_PREFIX! }
-const [bare, domain, rows] = await startSubmitBaselines(baselineEnv, [
-  'bare-submit.ts',
-  'domain-submit.ts',
-  'rows-submit.ts',
-]).catch(async (err: unknown) => {
-  await apps.stop()
-  throw err
-})
+const {
+  apps,
+  baselines: [bare, domain, rows],
+} = await startApiWithBaselines('submit', ['bare-submit.ts', 'domain-submit.ts', 'rows-submit.ts'])
 try {
   // A workspace per side, as each checks a key of its own: neither waits on the other's balance row.
   const { key } = await benchWorkspace(apps.baseUrl, 'B')

@@ -3,8 +3,8 @@
 // sniff, page count) takes the same upload as the baseline. Target: the API grows by less than 64 MB.
 import { randomBytes } from 'node:crypto'
 import { PDFDocument, StandardFonts } from 'pdf-lib'
-import { startSubmitBaseline } from './lib/bare-app.ts'
-import { benchWorkspace, median, multipartBody, QUICK, record, sampleRss, sleep, startApps } from './lib/kit.ts'
+import { startApiWithBaselines } from './lib/bare-app.ts'
+import { benchWorkspace, median, multipartBody, QUICK, record, sampleRss, sleep } from './lib/kit.ts'
 
 const ROUNDS = QUICK ? 1 : 3
 
@@ -17,11 +17,10 @@ async function bigPdf(mb: number): Promise<Uint8Array> {
   return doc.save()
 }
 
-const apps = await startApps('upload', { apps: ['api'] })
-const bare = await startSubmitBaseline({
-  DATABASE_URL: apps.databaseUrl,
-  QUIRE_QUEUE_PREFIX: apps.env.QUIRE_QUEUE_PREFIX!,
-})
+const {
+  apps,
+  baselines: [bare],
+} = await startApiWithBaselines('upload', ['bare-submit.ts'])
 try {
   const { key } = await benchWorkspace(apps.baseUrl, 'B')
   const { body, contentType } = multipartBody('files', 'big.pdf', await bigPdf(99))

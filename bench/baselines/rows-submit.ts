@@ -57,10 +57,16 @@ await serveBareSubmit({
       `INSERT INTO workspaces (id, name, api_form, credits_available) VALUES ($1, 'bench rows reference', 'B', 2000000000)`,
       [workspaceId],
     )
-    // The platform parse pipeline's definition, as a job stores it.
-    const [{ definition }] = (
-      await pool.query(`SELECT definition::text AS definition FROM pipeline_versions WHERE pipeline_id = 'parse'`)
-    ).rows as [{ definition: string }]
+    // The platform parse pipeline's definition, as a job stores it: the API, started beside this app, writes it.
+    let definition: string | undefined
+    for (const deadline = Date.now() + 60_000; definition === undefined; ) {
+      const { rows } = await pool.query<{ definition: string }>(
+        `SELECT definition::text AS definition FROM pipeline_versions WHERE pipeline_id = 'parse'`,
+      )
+      definition = rows[0]?.definition
+      if (definition === undefined && Date.now() > deadline) throw new Error('no platform parse pipeline after 60 s')
+      if (definition === undefined) await new Promise((r) => setTimeout(r, 100))
+    }
     return async (pool, job) => {
       const values = [
         job.id,

@@ -4,7 +4,8 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { freePort, ROOT, sleep, stopChild } from './kit.ts'
+import { randomBytes } from 'node:crypto'
+import { type Apps, freePort, freshDatabase, ROOT, sleep, startApps, stopChild } from './kit.ts'
 
 /** A baseline app started by `startSubmitBaseline`. */
 export type BaselineApp = { url: string; pid: number; stop(): Promise<void> }
@@ -79,4 +80,27 @@ export async function startSubmitBaselines<const S extends readonly BaselineScri
     throw failed.reason
   }
   return apps as { [K in keyof S]: BaselineApp }
+}
+
+/**
+ * The API and submit baselines started side by side on one database and queue prefix: each start is mostly its own
+ * module loading, and the quick run's budget is minutes. When one does not start, those that did are stopped (and the
+ * database dropped) before the error goes to the caller.
+ */
+export async function startApiWithBaselines<const S extends readonly BaselineScript[]>(
+  label: string,
+  scripts: S,
+): Promise<{ apps: Apps; baselines: { [K in keyof S]: BaselineApp } }> {
+  const database = await freshDatabase(label)
+  const env = { DATABASE_URL: database.url, QUIRE_QUEUE_PREFIX: `{bench${randomBytes(4).toString('hex')}}` }
+  const [apps, baselines] = await Promise.allSettled([
+    startApps(label, { apps: ['api'], database, env: { QUIRE_QUEUE_PREFIX: env.QUIRE_QUEUE_PREFIX } }),
+    startSubmitBaselines(env, scripts),
+  ])
+  if (apps.status === 'fulfilled' && baselines.status === 'fulfilled')
+    return { apps: apps.value, baselines: baselines.value }
+  // A failed startApps has dropped the database already; failed baselines have stopped their own processes.
+  if (apps.status === 'fulfilled') await apps.value.stop()
+  if (baselines.status === 'fulfilled') await Promise.all(baselines.value.map((b) => b.stop()))
+  throw apps.status === 'rejected' ? apps.reason : (baselines as PromiseRejectedResult).reason
 }

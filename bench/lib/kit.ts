@@ -50,6 +50,26 @@ export const median = (xs: number[]) => {
 }
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
+/**
+ * The rounds of a scenario whose work takes as long as the host needs (documents through the pipeline, pages through
+ * OCR), as round numbers 0, 1, …: at least `min`, at most `max`, and one more only while the slowest round so far
+ * still fits in `seconds`, counted from the first. Keeps the full run within its 15 minutes on a slow host, with
+ * fewer rounds there; a scenario that stops short says so.
+ */
+export function* roundsWithin(opts: { label: string; min: number; max: number; seconds: number }): Generator<number> {
+  const t0 = performance.now()
+  let slowest = 0
+  let round = 0
+  for (; round < opts.max; round++) {
+    if (round >= opts.min && performance.now() - t0 + slowest > opts.seconds * 1000) break
+    const start = performance.now()
+    yield round
+    slowest = Math.max(slowest, performance.now() - start)
+  }
+  if (round < opts.max)
+    console.log(`  ${opts.label} · ${round} of ${opts.max} rounds: the next would not fit in ${opts.seconds} s`)
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = net.createServer()
@@ -117,8 +137,16 @@ export type Apps = {
 }
 
 /** The real apps, as `npm start` runs them, one process each, against a fresh database and queue prefix. */
-export async function startApps(label: string, opts: { apps: AppName[]; env?: Record<string, string> }): Promise<Apps> {
-  const db = await freshDatabase(label)
+export async function startApps(
+  label: string,
+  opts: {
+    apps: AppName[]
+    env?: Record<string, string>
+    /** A database made beforehand, for a baseline started beside the apps; theirs from then on (dropped at stop). */
+    database?: Awaited<ReturnType<typeof freshDatabase>>
+  },
+): Promise<Apps> {
+  const db = opts.database ?? (await freshDatabase(label))
   const port = await freePort()
   const dir = mkdtempSync(path.join(os.tmpdir(), `quire-bench-${label}-`))
   const env: Record<string, string> = {
