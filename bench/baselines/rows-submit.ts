@@ -10,6 +10,7 @@
 // is the bare app's own (bench/lib/bare-submit-app.ts).
 // Env: DATABASE_URL, REDIS_URL, BENCH_PORT, BENCH_UPLOAD_DIR, QUIRE_QUEUE_PREFIX.
 import { randomBytes } from 'node:crypto'
+import { waitFor } from '@quire/testing'
 import { serveBareSubmit } from '../lib/bare-submit-app.ts'
 
 const ROWS = {
@@ -58,15 +59,15 @@ await serveBareSubmit({
       [workspaceId],
     )
     // The platform parse pipeline's definition, as a job stores it: the API, started beside this app, writes it.
-    let definition: string | undefined
-    for (const deadline = Date.now() + 60_000; definition === undefined; ) {
-      const { rows } = await pool.query<{ definition: string }>(
-        `SELECT definition::text AS definition FROM pipeline_versions WHERE pipeline_id = 'parse'`,
-      )
-      definition = rows[0]?.definition
-      if (definition === undefined && Date.now() > deadline) throw new Error('no platform parse pipeline after 60 s')
-      if (definition === undefined) await new Promise((r) => setTimeout(r, 100))
-    }
+    const definition = await waitFor(
+      async () =>
+        (
+          await pool.query<{ definition: string }>(
+            `SELECT definition::text AS definition FROM pipeline_versions WHERE pipeline_id = 'parse'`,
+          )
+        ).rows[0]?.definition,
+      { timeoutMs: 60_000, intervalMs: 100, message: 'no platform parse pipeline' },
+    )
     return async (pool, job) => {
       const values = [
         job.id,

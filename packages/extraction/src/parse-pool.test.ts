@@ -3,9 +3,12 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
+import { WARM_UP_TEXT } from './warm-up-scan.ts'
 
 const script = fileURLToPath(new URL('../test/warm-parse-pool.ts', import.meta.url))
 const root = path.resolve(path.dirname(script), '..', '..', '..')
+/** Words of the warm-up page's first line that OCR reads alike on every run (its punctuation varies). */
+const WARM_UP_WORDS = 'Invoice 2026'
 
 describe('parse pool warm start (QUIRE_PARSE_WARM_START)', () => {
   it('starts every parse process before any document, then loads each OCR model and reads a first scanned page; documents parse as before', {
@@ -22,6 +25,7 @@ describe('parse pool warm start (QUIRE_PARSE_WARM_START)', () => {
       text: string
     }
     // One answer per process, from a running child.
+    expect(WARM_UP_TEXT).toContain(WARM_UP_WORDS)
     expect(seen.processes).toHaveLength(2)
     expect(seen.ocr).toHaveLength(2)
     for (const [i, warm] of seen.processes.entries()) {
@@ -29,7 +33,7 @@ describe('parse pool warm start (QUIRE_PARSE_WARM_START)', () => {
       // The OCR model (about 170 MB with its engine) is in each child's memory once `ocr` answered.
       expect(seen.ocr[i]!.rssBytes - warm.rssBytes).toBeGreaterThan(50 * 1024 * 1024)
       // Each child read the warm-up page through the scanned-PDF path (rasterised, then OCR), before any document.
-      expect(seen.ocr[i]!.ocrText).toContain('Invoice 2026')
+      expect(seen.ocr[i]!.ocrText).toContain(WARM_UP_WORDS)
       expect(warm.ocrText).toBeUndefined()
     }
     expect(seen.text).toContain('WARM-1')

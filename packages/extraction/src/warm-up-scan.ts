@@ -1,14 +1,14 @@
 import sharp from 'sharp'
 
-/** The line of text on the warm-up page; what OCR reads back from it shows the whole path ran. */
+/** The first line of text on the warm-up page; what OCR reads back from it shows the whole path ran. */
 export const WARM_UP_TEXT = 'WARM-UP Invoice 2026 Total 1,234.56'
 
 /**
- * A one-page PDF holding only a scanned line of text (a JPEG, no text layer): the document a parse process reads at
- * its warm start, so that the first scanned page a client sends does not pay for the path's first run (pdf.js
- * finding no text, the rasteriser, the image pipeline, the OCR engine's first recognition): measured, a warm-started
- * process spent 1.7-1.8 s of CPU on its first scanned page against 0.6-0.7 s on the next ones. Made at run time,
- * without a PDF library (those are build-time only here): five objects and their cross-reference table.
+ * A one-page A4 PDF holding only a scan of four lines of text (a JPEG, no text layer): the document a parse process
+ * reads at its warm start, so that the first scanned page a client sends does not pay for the path's first run
+ * (pdf.js finding no text, the rasteriser, the image pipeline, the OCR engine's first recognition): measured, a
+ * warm-started process spent 1.7-1.8 s of CPU on its first scanned page against 0.6-0.7 s on the next ones. Made at
+ * run time, without a PDF library (those are build-time only here): five objects and their cross-reference table.
  */
 export async function warmUpScanPdf(): Promise<Buffer> {
   // A whole A4 page at 300 DPI, as scanners make them: the OCR engine's memory grows to a page's size on the first
