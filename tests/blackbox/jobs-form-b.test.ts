@@ -117,6 +117,53 @@ describe('Form B submit', () => {
     expect(await pipelineOf(boundKey.body.key, { pipeline_id: requested })).toBe(requested)
   })
 
+  it('a submission meets the key as it is now: a newer published version, then a revocation, each on the very next submission', async () => {
+    // The API may serve a submission under the key's principal read on an earlier one; the submission's own statement
+    // confirms it (ARCHITECTURE.md, "A submission's key"), so each change still shows on the next request.
+    const { key, workspaceId } = await newWorkspace(stack.baseUrl, 'B', { credits: 100 })
+    const issued = await call(stack.baseUrl, 'POST', `/admin/v1/workspaces/${workspaceId}/api-keys`, {
+      admin: true,
+      json: { scopes: ['jobs:write'] },
+    })
+    const submitKey = issued.body.key as string
+    const pipelineId = await publishedPipeline(key, { credits: { per_page: 1 } }, 'versions')
+    await call(stack.baseUrl, 'PATCH', `/admin/v1/workspaces/${workspaceId}`, {
+      admin: true,
+      json: { default_pipeline_id: pipelineId },
+    })
+    const pdf = await invoicePdf()
+    const submitOne = () => post(submitKey, [{ name: 'v.pdf', bytes: pdf }])
+    /** The pipeline and version the job of a 202 runs (read with the workspace's other key). */
+    const ranBy = async (r: { body: { job_id: string }[] }) => {
+      const job = (await get(key, r.body[0]!.job_id)).body
+      return { pipeline_id: job.pipeline_id, pipeline_version: job.pipeline_version }
+    }
+    const first = await submitOne()
+    expect(first.status).toBe(202)
+    expect(await ranBy(first)).toEqual({ pipeline_id: pipelineId, pipeline_version: 1 })
+    const v2 = await call(stack.baseUrl, 'POST', `/v1/pipelines/${pipelineId}/versions`, {
+      key,
+      json: { definition: { credits: { per_page: 3 } } },
+    })
+    expect(v2.status).toBe(201)
+    const publish = await call(stack.baseUrl, 'POST', `/v1/pipelines/${pipelineId}/versions/2/publish`, { key })
+    expect(publish.status).toBe(200)
+    const second = await submitOne()
+    expect(second.status).toBe(202)
+    expect(await ranBy(second)).toEqual({ pipeline_id: pipelineId, pipeline_version: 2 })
+    // Jobs may settle meanwhile (reserved to spent); what a submission takes is `available`.
+    const available = async () => (await call(stack.baseUrl, 'GET', '/v1/credits', { key })).body.available
+    expect(await available()).toBe(100 - 1 - 3) // one page at version 1's price, one at version 2's
+    const revokePath = `/admin/v1/workspaces/${workspaceId}/api-keys/${issued.body.id}/revoke`
+    expect((await call(stack.baseUrl, 'POST', revokePath, { admin: true })).status).toBe(200)
+    const refused = await submitOne()
+    expect(refused.status).toBe(401)
+    expect(refused.body.error.code).toBe('unauthorized')
+    // Nothing was written for the refused submission: the same two jobs, the same balance.
+    expect((await call(stack.baseUrl, 'GET', '/v1/jobs', { key })).body.data).toHaveLength(2)
+    expect(await available()).toBe(96)
+  })
+
   it('schema_id selects the extraction schema; an unknown one is 400', async () => {
     const { key } = await newWorkspace(stack.baseUrl, 'B')
     const r = await post(key, [{ name: 'i.pdf', bytes: await invoicePdf() }], { schema_id: 'invoice' })

@@ -1,7 +1,13 @@
 export { recordEvents } from './events/record-event.ts'
 export type { EventType, EventInput } from './events/record-event.ts'
-export { createApiKey, authenticateApiKey, revokeApiKey } from './workspaces/api-keys.ts'
-export type { Principal, CreatedApiKey } from './workspaces/api-keys.ts'
+export {
+  createApiKey,
+  authenticateApiKey,
+  PrincipalChanged,
+  RecentPrincipals,
+  revokeApiKey,
+} from './workspaces/api-keys.ts'
+export type { Principal, CreatedApiKey, KeyState } from './workspaces/api-keys.ts'
 export {
   createWorkspace,
   getWorkspace,

@@ -1,5 +1,14 @@
-// The filesystem blob store's listing, on a real directory.
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
+// The filesystem blob store's listing and moves, on a real directory.
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -42,5 +51,18 @@ describe('filesystem blob store: list', () => {
 
   it('a store nothing was written to lists nothing', async () => {
     expect(await listAll(createFsBlobStore({ dir: path.join(dir, 'never-made') }))).toEqual([])
+  })
+})
+
+describe('filesystem blob store: takeFile', () => {
+  it('moves a stored file back out to a local path (undoing putFile): the key is gone, the bytes are there', async () => {
+    const store = createFsBlobStore({ dir: path.join(dir, 'take') })
+    const upload = path.join(dir, 'upload-take')
+    writeFileSync(upload, 'the upload')
+    await store.putFile('ws_1/aa/job_1-0', upload)
+    expect(existsSync(upload)).toBe(false)
+    await store.takeFile('ws_1/aa/job_1-0', upload)
+    expect(readFileSync(upload, 'utf8')).toBe('the upload')
+    expect(await store.exists('ws_1/aa/job_1-0')).toBe(false)
   })
 })

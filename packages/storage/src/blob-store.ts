@@ -10,6 +10,8 @@ export type StoredBlob = { key: string; modifiedAt: Date }
 export type BlobStore = {
   /** Moves a local temporary file into the store. */
   putFile(key: string, fromPath: string): Promise<void>
+  /** Moves a stored object back out to a local path: undoes putFile (a submission that is to be served again). */
+  takeFile(key: string, toPath: string): Promise<void>
   /** A local path for libraries that need one (PDF, OCR). */
   localPath(key: string): Promise<string>
   read(key: string): Readable
@@ -50,6 +52,16 @@ export function createFsBlobStore(opts: { dir: string }): BlobStore {
         if (code !== 'EXDEV') throw err
         await copyFile(fromPath, dest)
         await rm(fromPath, { force: true })
+      }
+    },
+    async takeFile(key, toPath) {
+      const from = resolve(key)
+      try {
+        await rename(from, toPath)
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err
+        await copyFile(from, toPath)
+        await rm(from, { force: true })
       }
     },
     async localPath(key) {

@@ -144,6 +144,16 @@ describe('S3 blob store', () => {
     await store.delete('ws_1/job_4/0')
   })
 
+  it('takeFile gives the object back as a local file (undoing putFile) and deletes the object', async () => {
+    const { store, cacheDir } = storeWith()
+    const tmp = tempFile('given back')
+    await store.putFile('ws_1/job_5/0', tmp)
+    await store.takeFile('ws_1/job_5/0', tmp)
+    expect(readFileSync(tmp, 'utf8')).toBe('given back')
+    expect(await objectExists('ws_1/job_5/0')).toBe(false)
+    expect(readdirSync(cacheDir)).toEqual([])
+  })
+
   it('a missing key: exists is false, localPath and read fail with ENOENT, and no cache file is left', async () => {
     const { store, cacheDir } = storeWith()
     expect(await store.exists('ws_1/none/0')).toBe(false)

@@ -1,5 +1,12 @@
 import Router from '@koa/router'
-import { authenticateApiKey, type Principal, recordQuarantine } from '@quire/core'
+import {
+  authenticateApiKey,
+  type KeyState,
+  type Principal,
+  PrincipalChanged,
+  RecentPrincipals,
+  recordQuarantine,
+} from '@quire/core'
 import { DomainError, parseInput, PLATFORM_MAX_FILE_MB, unstorableText } from '@quire/domain'
 import { type ApiForm, formProfile } from '@quire/forms'
 import type { Middleware } from 'koa'
@@ -28,6 +35,17 @@ const MB = 1024 * 1024
 const NEUTRAL_FORM: ApiForm = 'A'
 
 /**
+ * How long a key's principal may serve the routes whose write confirms the key (`confirmsKeyInWrite`) without being
+ * read again, and for how many keys. The confirmation keeps a revocation effective from the next request; the age
+ * only bounds how long a revoked key's uploads are still read before the 401.
+ */
+const RECENT_PRINCIPAL_MS = 60_000
+const RECENT_PRINCIPAL_KEYS = 10_000
+
+/** Who a request is served for: the principal, and the key state its write must confirm when it was read earlier. */
+type Served = { principal: Principal | null; confirmKey: KeyState | null }
+
+/**
  * Serves every declared route: authentication and scope from `auth`/`scopes`, query and body parsed and validated
  * with the declared schemas (multipart parameter names included, so an undeclared one is UNKNOWN_PARAMETER), then
  * the handler. What the handler answers is checked against the declaration: a status or error code the route does
@@ -36,6 +54,7 @@ const NEUTRAL_FORM: ApiForm = 'A'
  */
 export function mountRoutes(deps: AppDeps, routes: readonly RouteSpec[]): Router<AppState> {
   const router = new Router<AppState>()
+  const recent = new RecentPrincipals({ maxAgeMs: RECENT_PRINCIPAL_MS, maxKeys: RECENT_PRINCIPAL_KEYS })
   const json = jsonBody()
   const multiparts = new Map<MultipartBodySpec, Middleware>()
   const multipartFor = (spec: MultipartBodySpec) => {
@@ -58,13 +77,13 @@ export function mountRoutes(deps: AppDeps, routes: readonly RouteSpec[]): Router
     router[spec.method](koaPath(spec.path), async (koaCtx) => {
       const ctx = koaCtx as unknown as Ctx
       let form: ApiForm = NEUTRAL_FORM
-      let principal: Principal | null = null
+      const served: Served = { principal: null, confirmKey: null }
       try {
         rejectNulInPath(spec, ctx)
         if (outageAnswered(spec, deps)) throw serviceUnavailable()
-        principal = await authenticate(spec, ctx, deps)
-        form = principal?.apiForm ?? NEUTRAL_FORM
-        const reply = await answer(spec, form, ctx, deps, routes, principal, { json, multipartFor })
+        Object.assign(served, await authenticate(spec, ctx, deps, spec.confirmsKeyInWrite ? recent : null))
+        form = served.principal?.apiForm ?? NEUTRAL_FORM
+        const reply = await answer(spec, form, ctx, deps, routes, served, { json, multipartFor, recent })
         if (!Object.hasOwn(forForm(spec.responses, form), String(reply.status))) {
           undeclared(deps, spec, { status: reply.status })
         }
@@ -74,7 +93,7 @@ export function mountRoutes(deps: AppDeps, routes: readonly RouteSpec[]): Router
       } catch (raw) {
         const err = toClientError(raw)
         if (err && !declaredErrors(spec, form).includes(err.code)) undeclared(deps, spec, { code: err.code })
-        if (err?.code === 'FILE_TOO_LARGE' && principal) await quarantineOversizeFile(deps, principal, err)
+        if (err?.code === 'FILE_TOO_LARGE' && served.principal) await quarantineOversizeFile(deps, served, err)
         throw err ?? raw
       }
     })
@@ -86,16 +105,19 @@ export function mountRoutes(deps: AppDeps, routes: readonly RouteSpec[]): Router
  * A file cut off at the platform's per-file limit while it streamed is refused at intake like one of the wrong type
  * (spec: `doc.quarantined`, "size or type"). Recording it never replaces the 413 the client is owed.
  */
-async function quarantineOversizeFile(deps: AppDeps, principal: Principal, err: DomainError) {
+async function quarantineOversizeFile(deps: AppDeps, served: Served, err: DomainError) {
   try {
     await recordQuarantine({
       db: deps.db,
-      workspaceId: principal.workspaceId,
+      workspaceId: served.principal!.workspaceId,
       fileName: String(err.details?.file_name ?? ''),
       reason: 'size',
       message: err.message,
+      confirmKey: served.confirmKey,
     })
   } catch (e) {
+    // A key revoked or changed since this process read it records nothing for the upload.
+    if (e instanceof PrincipalChanged) return
     deps.log.warn({ err: e }, 'could not record the quarantine of an oversized upload')
   }
 }
@@ -156,30 +178,47 @@ function rejectBadText(value: unknown, where: string, depth = 0): void {
   }
 }
 
-async function authenticate(spec: RouteSpec, ctx: Ctx, deps: AppDeps): Promise<Principal | null> {
-  if (spec.auth === 'none') return null
+/**
+ * The request's principal, from its key. With `recent` (routes whose write confirms the key) a principal this
+ * process read on an earlier request serves it, with the key state to confirm; otherwise the key is read now.
+ */
+async function authenticate(
+  spec: RouteSpec,
+  ctx: Ctx,
+  deps: AppDeps,
+  recent: RecentPrincipals | null,
+): Promise<Served> {
+  const unauthenticated: Served = { principal: null, confirmKey: null }
+  if (spec.auth === 'none') return unauthenticated
   if (spec.auth === 'admin') {
     if (!adminTokenMatches(ctx.get('Authorization'), deps.config.adminToken)) {
       throw new DomainError('unauthorized', 'invalid admin token')
     }
-    return null
+    return unauthenticated
   }
   const key = ctx.get('X-API-Key')
   if (!key) {
-    if (spec.auth === 'optional-key') return null
+    if (spec.auth === 'optional-key') return unauthenticated
     throw new DomainError('unauthorized', 'missing API key: send it in the X-API-Key header')
   }
-  const principal = await authenticateApiKey({ db: deps.db, key })
+  const kept = recent?.get(key)
+  const principal = kept ?? (await authenticateApiKey({ db: deps.db, key }))
   if (!principal) throw new DomainError('unauthorized', 'invalid API key')
+  if (recent && !kept) recent.remember(principal)
   ctx.state.principal = principal
   const scopes = forForm(spec.scopes, principal.apiForm)
   if (scopes && !scopes.some((s) => principal.scopes.includes(s))) {
     throw new DomainError('insufficient_scope', `this API key lacks the required scope ${scopes.join(' or ')}`)
   }
-  return principal
+  return { principal, confirmKey: kept ? principal.asRead : null }
 }
 
-type BodyParsers = { json: Middleware; multipartFor: (spec: MultipartBodySpec) => Middleware }
+/** What mountRoutes makes once for all routes: the body parsers and the principals read lately. */
+type Shared = {
+  json: Middleware
+  multipartFor: (spec: MultipartBodySpec) => Middleware
+  recent: RecentPrincipals
+}
 
 async function answer(
   spec: RouteSpec,
@@ -187,8 +226,8 @@ async function answer(
   ctx: Ctx,
   deps: AppDeps,
   routes: readonly RouteSpec[],
-  principal: Principal | null,
-  parsers: BodyParsers,
+  served: Served,
+  shared: Shared,
 ): Promise<RouteReply> {
   rejectBadText(ctx.query, 'query')
   const querySpec = forForm(spec.query, form)
@@ -196,7 +235,8 @@ async function answer(
   const input = (body: unknown, bodyKind: BodySpec['kind'] | null): RouteInput => ({
     ctx,
     deps,
-    principal: principal as Principal,
+    principal: served.principal as Principal,
+    confirmKey: served.confirmKey,
     profile: formProfile(form),
     params: ctx.params,
     query,
@@ -204,21 +244,33 @@ async function answer(
     bodyKind,
     routes,
   })
-  const handle = forForm(spec.handle, form)
+  const handler = forForm(spec.handle, form)
+  const handle = async (routeInput: RouteInput): Promise<RouteReply> => {
+    try {
+      return await handler(routeInput)
+    } catch (err) {
+      if (!(err instanceof PrincipalChanged && served.principal && served.confirmKey)) throw err
+      // The key changed since this process read it (revoked, another default pipeline, a newer published version)
+      // and nothing was written: the request is served again under the key read afresh (or answered 401/403).
+      shared.recent.forget(served.principal)
+      Object.assign(served, await authenticate(spec, ctx, deps, shared.recent))
+      return handler({ ...routeInput, principal: served.principal as Principal, confirmKey: served.confirmKey })
+    }
+  }
   const bodies = bodiesOf(spec, form)
   if (bodies.length === 0) return handle(input(undefined, null))
 
   const chosen = chooseBody(ctx, bodies)
   let reply: RouteReply | undefined
   if (chosen.kind === 'json') {
-    await parsers.json(ctx, async () => {
+    await shared.json(ctx, async () => {
       const raw = ctx.request.body ?? {}
       rejectBadText(raw, 'body')
       const body = chosen.validate === 'handler' ? raw : parseInput(chosen.schema, raw)
       reply = await handle(input(body, 'json'))
     })
   } else {
-    await parsers.multipartFor(chosen)(ctx, async () => {
+    await shared.multipartFor(chosen)(ctx, async () => {
       const fields = fieldsOf(ctx)
       rejectBadText(fields, 'form field')
       // File names too, all of them before any job is created; other control characters are sanitised later.

@@ -1,4 +1,4 @@
-import type { Principal } from '@quire/core'
+import type { KeyState, Principal } from '@quire/core'
 import type { DomainErrorCode, Scope } from '@quire/domain'
 import type { ApiForm, FormProfile } from '@quire/forms'
 import type { z } from 'zod'
@@ -64,6 +64,11 @@ export type RouteInput<Q = unknown, B = unknown> = {
   deps: AppDeps
   /** The API key's principal on `key` routes (and `optional-key` routes called with a key). */
   principal: Principal
+  /**
+   * On routes that declare `confirmsKeyInWrite`, when the principal is one read on an earlier request: the key state
+   * the handler's first write must confirm (createJob's `confirmKey`). Null when the key was read for this request.
+   */
+  confirmKey: KeyState | null
   /** The form profile of the principal's workspace. */
   profile: FormProfile
   params: Record<string, string>
@@ -98,6 +103,12 @@ export type RouteSpec = {
   reportsOutages?: boolean
   description?: Varies<string>
   auth: Auth
+  /**
+   * The handler's first write confirms the API key in its own statement (a submission: createJob's `confirmKey`), so
+   * the key may be served from the principals this process read lately instead of being read first: one statement
+   * less per request. Only for handlers that pass `confirmKey` on before anything else is written.
+   */
+  confirmsKeyInWrite?: boolean
   /** Any one of these suffices. */
   scopes?: Varies<Scope[]>
   pathParams?: Varies<Record<string, string>>

@@ -14,10 +14,17 @@ import {
   publishPipelineVersion,
   resolvePipeline,
 } from '../pipelines/pipelines.ts'
-import { authenticateApiKey, createApiKey } from '../workspaces/api-keys.ts'
+import {
+  authenticateApiKey,
+  createApiKey,
+  type KeyState,
+  PrincipalChanged,
+  revokeApiKey,
+} from '../workspaces/api-keys.ts'
 import { createWorkspace } from '../workspaces/workspaces.ts'
 import type { JobOptions } from './create-job.ts'
 import { getJob } from './read-jobs.ts'
+import { recordQuarantine } from './inspect-files.ts'
 import { submitTestJob } from './submit-job.test-helper.ts'
 
 // The submission path on real PostgreSQL: what createJob writes in its few statements is exactly what reads see, a
@@ -39,8 +46,8 @@ afterAll(async () => {
 })
 
 /** One text PDF submitted as the API would (the createJob options given override a plain async job's). */
-const submit = (workspaceId: string, options?: Partial<JobOptions>) =>
-  submitTestJob({ db, blobs, dir, workspaceId, options })
+const submit = (workspaceId: string, options?: Partial<JobOptions>, confirmKey?: KeyState) =>
+  submitTestJob({ db, blobs, dir, workspaceId, options, confirmKey })
 
 /** Everything a submission may write for a job. */
 async function written(jobId: string) {
@@ -153,6 +160,60 @@ describe('createJob', () => {
   })
 })
 
+describe('createJob confirming a key read earlier (confirmKey)', () => {
+  it('writes when the key still has the principal read; after a new default pipeline, a newer published version or a revocation it writes nothing, gives the file back and throws PrincipalChanged', async () => {
+    const ws = await createWorkspace({ db, name: 'confirm key', apiForm: 'B', credits: 10 })
+    const { key, id: keyId } = await createApiKey({ db, workspaceId: ws.id, scopes: ['jobs:write'] })
+    const read = async () => (await authenticateApiKey({ db, key }))!.asRead
+    const jobCount = () => db.job.count({ where: { workspaceId: ws.id } })
+    const balance = async () => (await db.workspace.findUniqueOrThrow({ where: { id: ws.id } })).creditsAvailable
+    /** A submission under `state`; on a refusal, whether its upload is back at its temporary path. */
+    const submitUnder = async (state: { keyHash: string; fingerprint: string }) => {
+      const err = await submit(ws.id, {}, state).catch((e: { err: unknown; tempPath: string }) => e)
+      if (!('err' in err)) return 'written'
+      expect(err.err).toBeInstanceOf(PrincipalChanged)
+      expect((await readdir(dir)).includes(path.basename(err.tempPath))).toBe(true)
+      return 'refused'
+    }
+
+    const first = await read()
+    expect(await submitUnder(first)).toBe('written')
+    expect(await read()).toEqual(first) // a job changes nothing the key's principal holds
+
+    const p = await createPipeline({ db, workspaceId: ws.id, name: 'p', definition: {} })
+    await publishPipelineVersion({ db, workspaceId: ws.id, pipelineId: p.id, version: 1 })
+    await db.workspace.update({ where: { id: ws.id }, data: { defaultPipelineId: p.id } })
+    expect(await submitUnder(first)).toBe('refused')
+    const second = await read()
+    expect(second).not.toEqual(first)
+    expect(await submitUnder(second)).toBe('written')
+
+    await createPipelineVersion({ db, workspaceId: ws.id, pipelineId: p.id, definition: {} })
+    await publishPipelineVersion({ db, workspaceId: ws.id, pipelineId: p.id, version: 2 })
+    expect(await submitUnder(second)).toBe('refused')
+    const third = await read()
+
+    const [jobs, credits] = [await jobCount(), await balance()]
+    await revokeApiKey({ db, workspaceId: ws.id, keyId })
+    expect(await submitUnder(third)).toBe('refused')
+    expect([await jobCount(), await balance()]).toEqual([jobs, credits])
+    expect(jobs).toBe(2)
+  })
+
+  it('a quarantine record confirms the key first: none is written for a key revoked since it was read', async () => {
+    const ws = await createWorkspace({ db, name: 'confirm key quarantine', apiForm: 'B' })
+    const { key, id: keyId } = await createApiKey({ db, workspaceId: ws.id, scopes: ['jobs:write'] })
+    const state = (await authenticateApiKey({ db, key }))!.asRead
+    const quarantine = () =>
+      recordQuarantine({ db, workspaceId: ws.id, fileName: 'x.exe', reason: 'type', message: 'no', confirmKey: state })
+    await quarantine()
+    expect(await db.event.count({ where: { workspaceId: ws.id, type: 'document.quarantined' } })).toBe(1)
+    await revokeApiKey({ db, workspaceId: ws.id, keyId })
+    await expect(quarantine()).rejects.toBeInstanceOf(PrincipalChanged)
+    expect(await db.event.count({ where: { workspaceId: ws.id, type: 'document.quarantined' } })).toBe(1)
+  })
+})
+
 describe('createJob with a webhook in the workspace', () => {
   it("queues the event's fan-out with the job, and announces it to listening relays", async () => {
     const ws = await createWorkspace({ db, name: 'create-job webhook', apiForm: 'B', credits: 10 })
@@ -258,6 +319,10 @@ describe('authenticateApiKey', () => {
       boundPipelineId: null,
       workspaceDefaultPipelineId: null,
       defaultRun: { pipelineId: PLATFORM_PARSE_PIPELINE_ID, version: 1 },
+      asRead: {
+        keyHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        fingerprint: expect.stringMatching(/^[0-9a-f]{32}$/),
+      },
     })
     await db.workspace.update({ where: { id: ws.id }, data: { defaultPipelineId: PLATFORM_PARSE_PIPELINE_ID } })
     expect(await authenticateApiKey({ db, key })).toMatchObject({ workspaceDefaultPipelineId: 'parse' })

@@ -4,7 +4,8 @@ import { explainReservationRefusal } from '@quire/ledger'
 import { DIRECT_DISPATCH_GRACE_MS, OUTBOX_CHANNEL, type OutboxRow, outboxRowsOf, type Priority } from '@quire/queues'
 import type { BlobStore } from '@quire/storage'
 import { eventRow } from '../events/record-event.ts'
-import type { ResolvedPipeline } from '../pipelines/pipelines.ts'
+import { PLATFORM_PARSE_PIPELINE_ID, type ResolvedPipeline } from '../pipelines/pipelines.ts'
+import { type KeyState, PrincipalChanged } from '../workspaces/api-keys.ts'
 import type { InspectedFile } from './inspect-files.ts'
 import { toJobView, type JobView } from './job-view.ts'
 
@@ -33,6 +34,10 @@ export type JobOptions = {
  * refusal rolls all of it back. Nothing is read back: the rows are built here with every column given explicitly.
  * The caller sends `dispatch` (the first stage's outbox row) to BullMQ itself after this returns (DirectDispatch);
  * if it never does, the relay takes the row over after DIRECT_DISPATCH_GRACE_MS.
+ *
+ * With `confirmKey`, the statement first confirms that the API key still has the principal the caller read (a
+ * principal from an earlier request, RecentPrincipals); if it does not, nothing is written, the files go back to
+ * their temporary paths and PrincipalChanged is thrown, for the caller to read the key afresh and start over.
  */
 export async function createJob(opts: {
   db: Db
@@ -41,6 +46,7 @@ export async function createJob(opts: {
   pipeline: ResolvedPipeline
   files: InspectedFile[]
   options: JobOptions
+  confirmKey?: KeyState | null
 }): Promise<{ jobId: string; accepted: JobView; dispatch: OutboxRow[] }> {
   const jobId = newId('job')
   const pageCount = opts.files.reduce((n, f) => n + f.pageCount, 0)
@@ -127,7 +133,7 @@ export async function createJob(opts: {
   try {
     const [row] = await directQuery<{ id: string }>(opts.db, {
       name: 'submit_job',
-      text: 'SELECT submit_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS id',
+      text: 'SELECT submit_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) AS id',
       values: [
         // The definition (the largest column) as the JSON the pipeline cache made once, merged into the row in SQL.
         JSON.stringify(columns({ ...job, definition: null })),
@@ -141,10 +147,17 @@ export async function createJob(opts: {
         OUTBOX_CHANNEL,
         holdIdFor(jobId),
         newId('led'),
+        opts.confirmKey?.keyHash ?? null,
+        opts.confirmKey?.fingerprint ?? null,
+        PLATFORM_PARSE_PIPELINE_ID,
       ],
     })
     stageRowId = row!.id
   } catch (err) {
+    if ((err as { code?: unknown }).code === KEY_CHANGED) {
+      await Promise.all(stored.map((f) => opts.blobs.takeFile(f.blobKey, f.tempPath)))
+      throw new PrincipalChanged()
+    }
     await Promise.all(stored.map((f) => opts.blobs.delete(f.blobKey)))
     if ((err as { code?: unknown }).code === REFUSED) {
       const why = await explainReservationRefusal(opts.db, { workspaceId: opts.workspaceId, jobId, amount: credits })
@@ -185,6 +198,9 @@ export function jobIdOfBlobKey(key: string): string | undefined {
 
 /** The SQLSTATE `submit_job` raises when the reservation is refused. */
 const REFUSED = 'QR402'
+
+/** The SQLSTATE `submit_job` raises when the key no longer has the principal given to confirm. */
+const KEY_CHANGED = 'QR401'
 
 /** A row object as JSON keyed by column name (the Prisma field names in snake_case, as the schema maps them). */
 function columns(row: object): Record<string, unknown> {

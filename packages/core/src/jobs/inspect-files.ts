@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises'
 import { DomainError, isDomainError, type FileType, type PipelineDefinition } from '@quire/domain'
 import type { Db } from '@quire/db'
 import { recordEvents } from '../events/record-event.ts'
+import { confirmKeyIn, type KeyState } from '../workspaces/api-keys.ts'
 import { checkPageLimit, countPages, fileLimits, isExtractionError, sniffFileType } from '@quire/extraction'
 
 /** Pages reserved for a file whose pages cannot be counted at intake. */
@@ -23,6 +24,8 @@ export async function intakeFile(opts: {
   definition: PipelineDefinition
   /** The types the workspace's API form takes at all (a pipeline may accept fewer, never more). */
   formTypes: readonly FileType[]
+  /** The key state a quarantine record confirms first (see recordQuarantine). */
+  confirmKey?: KeyState | null
 }): Promise<InspectedFile> {
   try {
     return await inspect(opts.file, opts.definition, opts.formTypes)
@@ -34,6 +37,7 @@ export async function intakeFile(opts: {
         fileName: opts.file.fileName,
         reason: err.code === 'UNSUPPORTED_FILE_TYPE' ? 'type' : 'size',
         message: err.message,
+        confirmKey: opts.confirmKey,
       })
     }
     throw err
@@ -42,7 +46,9 @@ export async function intakeFile(opts: {
 
 /**
  * Intake refused a file (spec: `doc.quarantined`, "antivirus, size or type"): its type or the pipeline's size limit
- * here, the platform's per-file limit while the upload streams (the API's multipart reader, 413).
+ * here, the platform's per-file limit while the upload streams (the API's multipart reader, 413). With `confirmKey`
+ * (a principal read on an earlier request) the key is confirmed first: PrincipalChanged, and nothing recorded, when
+ * it was revoked or changed since.
  */
 export async function recordQuarantine(opts: {
   db: Db
@@ -50,16 +56,18 @@ export async function recordQuarantine(opts: {
   fileName: string
   reason: 'type' | 'size'
   message: string
+  confirmKey?: KeyState | null
 }): Promise<void> {
-  await opts.db.$transaction((tx) =>
-    recordEvents(tx, [
+  await opts.db.$transaction(async (tx) => {
+    if (opts.confirmKey) await confirmKeyIn(tx, opts.confirmKey)
+    await recordEvents(tx, [
       {
         workspaceId: opts.workspaceId,
         type: 'document.quarantined',
         data: { file_name: opts.fileName, reason: opts.reason, message: opts.message },
       },
-    ]),
-  )
+    ])
+  })
 }
 
 /**

@@ -8,6 +8,7 @@ import { INVOICE_LINES, textPdf } from '../../../../tests/fixtures/make-fixtures
 import { resolvePipeline } from '../pipelines/pipelines.ts'
 import { createJob, type JobOptions } from './create-job.ts'
 import { intakeFile } from './inspect-files.ts'
+import { type KeyState, PrincipalChanged } from '../workspaces/api-keys.ts'
 
 /** A plain submission: async, standard priority, production. */
 export const DEFAULT_TEST_JOB_OPTIONS: JobOptions = {
@@ -28,6 +29,8 @@ export async function submitTestJob(opts: {
   bytes?: Uint8Array
   pages?: string[][]
   options?: Partial<JobOptions>
+  /** Passed to createJob; a PrincipalChanged comes back as `{ err, tempPath }` to look for the upload. */
+  confirmKey?: KeyState
 }) {
   const bytes = opts.bytes ?? (await textPdf(opts.pages ?? [INVOICE_LINES]))
   const tempPath = path.join(opts.dir, `upload-${Math.random().toString(36).slice(2)}.pdf`)
@@ -47,6 +50,9 @@ export async function submitTestJob(opts: {
     pipeline,
     files: [file],
     options: { ...DEFAULT_TEST_JOB_OPTIONS, ...opts.options },
+    confirmKey: opts.confirmKey,
+  }).catch((err: unknown) => {
+    throw err instanceof PrincipalChanged ? { err, tempPath } : err
   })
   return { ...submitted, pipeline }
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { DomainError, newId, SCOPES, type Scope } from '@quire/domain'
-import { type ApiForm, type Db, directQuery } from '@quire/db'
+import { type ApiForm, type Db, directQuery, type Tx } from '@quire/db'
 import { PLATFORM_PARSE_PIPELINE_ID } from '../pipelines/pipelines.ts'
 
 const hashKey = (key: string) => createHash('sha256').update(key).digest('hex')
@@ -53,6 +53,40 @@ export type Principal = {
    * pipeline is not the workspace's to use or has no published version (resolvePipeline then says why).
    */
   defaultRun: { pipelineId: string; version: number } | null
+  /** The key and the principal as read, for a write that confirms the key still has it (createJob's `confirmKey`). */
+  asRead: KeyState
+}
+
+/**
+ * A key (by its hash) and the fingerprint of its principal when it was read: an md5 of every field of the principal,
+ * made by the SQL function `api_key_principal`, which `submit_job` calls again to confirm it.
+ */
+export type KeyState = { keyHash: string; fingerprint: string }
+
+/**
+ * The API key was revoked, or its principal changed (another default pipeline, a newer published version), since the
+ * principal a write was asked to confirm was read. Nothing was written; the request is to be served again under the
+ * key read afresh. Never an answer in itself.
+ */
+export class PrincipalChanged extends Error {
+  constructor() {
+    super('the API key changed since its principal was read')
+    this.name = 'PrincipalChanged'
+  }
+}
+
+/**
+ * Confirms, inside a write's transaction, that the key still has the principal `state` names; throws
+ * PrincipalChanged (rolling the transaction back) when it does not. For writes that are not `submit_job`, which
+ * confirms in its own statement.
+ */
+export async function confirmKeyIn(tx: Pick<Tx, '$queryRaw'>, state: KeyState): Promise<void> {
+  const [row] = await tx.$queryRaw<{ confirmed: boolean }[]>`
+    SELECT EXISTS (
+      SELECT 1 FROM api_key_principal(${state.keyHash}, ${PLATFORM_PARSE_PIPELINE_ID})
+      WHERE fingerprint = ${state.fingerprint}
+    ) AS confirmed`
+  if (!row?.confirmed) throw new PrincipalChanged()
 }
 
 /**
@@ -75,13 +109,15 @@ export async function revokeApiKey(opts: {
 }
 
 /**
- * The principal of a key that is not revoked, or null. Read on every request, never cached: revoking a key
- * (`revoked_at`, set in PostgreSQL by any process) or changing its workspace takes effect on the next request. One
- * prepared statement (the key joined to its workspace, with the pipeline version a submission naming none runs) on
- * every authenticated request's path.
+ * The principal of a key that is not revoked, or null. Read afresh for every request whose writes do not confirm the
+ * key themselves: revoking a key (`revoked_at`, set in PostgreSQL by any process) or changing its workspace takes
+ * effect on the next request. One prepared statement (the key joined to its workspace, with the pipeline version a
+ * submission naming none runs). Submissions may be served under a principal read on an earlier request instead
+ * (`RecentPrincipals`): their one statement confirms it (createJob's `confirmKey`).
  */
 export async function authenticateApiKey(opts: { db: Db; key: string }): Promise<Principal | null> {
   if (!opts.key) return null
+  const keyHash = hashKey(opts.key)
   const [row] = await directQuery<{
     id: string
     workspace_id: string
@@ -91,19 +127,12 @@ export async function authenticateApiKey(opts: { db: Db; key: string }): Promise
     default_pipeline_id: string | null
     run_pipeline_id: string | null
     run_version: number | null
+    fingerprint: string
   }>(opts.db, {
     name: 'authenticate_api_key',
-    text: `SELECT k.id, k.workspace_id, w.api_form::text AS api_form, k.scopes, k.pipeline_id, w.default_pipeline_id,
-                  run.pipeline_id AS run_pipeline_id, run.version AS run_version
-           FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
-           LEFT JOIN LATERAL (
-             SELECT v.pipeline_id, v.version FROM pipelines p JOIN pipeline_versions v ON v.pipeline_id = p.id
-             WHERE p.id = COALESCE(k.pipeline_id, w.default_pipeline_id, $2)
-               AND (p.workspace_id = k.workspace_id OR p.workspace_id IS NULL) AND v.published_at IS NOT NULL
-             ORDER BY v.version DESC LIMIT 1
-           ) run ON true
-           WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-    values: [hashKey(opts.key), PLATFORM_PARSE_PIPELINE_ID],
+    // The function (migration `*_submit_job_confirms_key`) is one SELECT that PostgreSQL inlines here.
+    text: 'SELECT * FROM api_key_principal($1, $2)',
+    values: [keyHash, PLATFORM_PARSE_PIPELINE_ID],
   })
   if (!row) return null
   return {
@@ -117,5 +146,40 @@ export async function authenticateApiKey(opts: { db: Db; key: string }): Promise
       row.run_pipeline_id !== null && row.run_version !== null
         ? { pipelineId: row.run_pipeline_id, version: row.run_version }
         : null,
+    asRead: { keyHash, fingerprint: row.fingerprint },
+  }
+}
+
+/**
+ * Principals this process read lately, by key, for requests whose write confirms the key in its own statement (a
+ * submission: `submit_job` checks the fingerprint): they skip the key's read, one statement of their two. A principal
+ * is kept for `maxAgeMs` at most, so a revoked key stops costing a refused upload after that; the confirmation, not
+ * the age, is what keeps a revocation or a change effective from the next request on.
+ */
+export class RecentPrincipals {
+  private readonly kept = new Map<string, { principal: Principal; readAt: number }>()
+
+  constructor(private readonly opts: { maxAgeMs: number; maxKeys: number }) {}
+
+  // Kept by the key's hash, as the database keeps keys: no plain key lives on in the process's memory.
+  get(key: string, now = Date.now()): Principal | undefined {
+    const keyHash = hashKey(key)
+    const entry = this.kept.get(keyHash)
+    if (!entry) return undefined
+    if (now - entry.readAt <= this.opts.maxAgeMs) return entry.principal
+    this.kept.delete(keyHash)
+    return undefined
+  }
+
+  remember(principal: Principal, now = Date.now()): void {
+    const { keyHash } = principal.asRead
+    this.kept.delete(keyHash)
+    // The oldest read goes first (a Map iterates in insertion order).
+    if (this.kept.size >= this.opts.maxKeys) this.kept.delete(this.kept.keys().next().value!)
+    this.kept.set(keyHash, { principal, readAt: now })
+  }
+
+  forget(principal: Principal): void {
+    this.kept.delete(principal.asRead.keyHash)
   }
 }

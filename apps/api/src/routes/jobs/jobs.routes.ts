@@ -82,6 +82,8 @@ const submitJob = defineRoute({
     B: 'Each `files` part becomes its own job, created in upload order; if a later file is rejected, jobs already created for earlier files stand and the response is the error. Text parameters may also be sent in the query string. Credits are reserved at submission; too few (or over the spending cap) gives 402. Not idempotent.',
   }),
   auth: 'key',
+  // Each handler passes RouteInput.confirmKey to its first write (intake's quarantine record, createJob).
+  confirmsKeyInWrite: true,
   scopes: ['jobs:write'],
   body: byForm({
     A: [

@@ -13,7 +13,7 @@ import { createFormAJob, resolveFormAPipeline } from './submit-form-a.ts'
 const MAX_BYTES = PLATFORM_MAX_FILE_MB * 1024 * 1024
 
 /** Form A JSON submission: copies each referenced object to a temporary file, then the same intake as an upload. */
-export async function submitFormAJson({ deps, principal, profile, body: raw }: RouteInput) {
+export async function submitFormAJson({ deps, principal, confirmKey, profile, body: raw }: RouteInput) {
   const workspaceId = principal.workspaceId
   const buckets = bucketSourcesOf(deps)
   // Metadata problems answer INVALID_METADATA, as in the multipart form.
@@ -57,6 +57,7 @@ export async function submitFormAJson({ deps, principal, profile, body: raw }: R
           file,
           definition: pipeline.definition,
           formTypes: profile.uploadTypes,
+          confirmKey,
         }),
       )
     }
@@ -65,6 +66,7 @@ export async function submitFormAJson({ deps, principal, profile, body: raw }: R
       metadata,
       run_kind: body.run_kind,
       waitForReview: profile.jobWaitsForReview,
+      confirmKey,
     })
   } finally {
     await discardUploads(fetched)

@@ -1,4 +1,4 @@
-import { createJob, intakeFile, type InspectedFile, resolvePipeline } from '@quire/core'
+import { createJob, intakeFile, type InspectedFile, type KeyState, resolvePipeline } from '@quire/core'
 import { DomainError } from '@quire/domain'
 import { type FormASubmitFields, parseMetadata, presentFormAJobCreated } from '@quire/forms'
 import type { AppDeps } from '../../http/context.ts'
@@ -6,7 +6,14 @@ import { filesOf, tempFileMoved, toUploaded } from '../../http/multipart.ts'
 import type { RouteInput, RouteReply } from '../route.ts'
 
 /** Form A: all `file` parts form one job (a batch) answered by one 202 object. */
-export async function submitFormA({ ctx, deps, principal, profile, body }: RouteInput<unknown, FormASubmitFields>) {
+export async function submitFormA({
+  ctx,
+  deps,
+  principal,
+  confirmKey,
+  profile,
+  body,
+}: RouteInput<unknown, FormASubmitFields>) {
   // Temporary files are the multipart middleware's: it removes whatever the job did not move to blob storage.
   const files = filesOf(ctx as never, 'file')
   const metadata = parseMetadata(body.metadata)
@@ -21,6 +28,7 @@ export async function submitFormA({ ctx, deps, principal, profile, body }: Route
         file: toUploaded(f),
         definition: pipeline.definition,
         formTypes: profile.uploadTypes,
+        confirmKey,
       }),
     )
   }
@@ -28,6 +36,7 @@ export async function submitFormA({ ctx, deps, principal, profile, body }: Route
     ...body,
     metadata,
     waitForReview: profile.jobWaitsForReview,
+    confirmKey,
   })
   for (const f of files) tempFileMoved(ctx, f)
   return reply
@@ -66,6 +75,8 @@ export async function createFormAJob(
     metadata: Record<string, string> | null
     run_kind: 'prod' | 'test'
     waitForReview: boolean
+    /** A principal read on an earlier request, confirmed by the job's statement (RouteInput.confirmKey). */
+    confirmKey: KeyState | null
   },
 ): Promise<RouteReply> {
   const { accepted, dispatch } = await createJob({
@@ -82,6 +93,7 @@ export async function createFormAJob(
       metadata: fields.metadata,
       waitForReview: fields.waitForReview,
     },
+    confirmKey: fields.confirmKey,
   })
   deps.dispatchOutbox(dispatch)
   // The job as accepted, whatever a worker has done with it since.

@@ -21,6 +21,7 @@ export async function submitFormB({
   ctx,
   deps,
   principal,
+  confirmKey,
   profile,
   body: fields,
 }: RouteInput<unknown, FormBSubmitFields>): Promise<RouteReply> {
@@ -49,6 +50,8 @@ export async function submitFormB({
   const jobIds: string[] = []
   const accepted: JobView[] = []
   for (const f of files) {
+    // A principal read on an earlier request is confirmed by the first write (once a job stands, it was).
+    const confirming = jobIds.length === 0 ? confirmKey : null
     try {
       const inspected = await intakeFile({
         db: deps.db,
@@ -56,6 +59,7 @@ export async function submitFormB({
         file: toUploaded(f),
         definition: pipeline.definition,
         formTypes: profile.uploadTypes,
+        confirmKey: confirming,
       })
       const created = await createJob({
         db: deps.db,
@@ -71,6 +75,7 @@ export async function submitFormB({
           schemaId: fields.schema_id ?? null,
           waitForReview: profile.jobWaitsForReview,
         },
+        confirmKey: confirming,
       })
       tempFileMoved(ctx, f)
       jobIds.push(created.jobId)
