@@ -64,4 +64,5 @@ COPY --from=build /src/apps ./apps
 COPY --from=build /src/packages ./packages
 USER node
 EXPOSE 3000
-CMD ["node", "apps/api/dist/main.js"]
+# The API's own Node flags: apps/api/package.json `quire.nodeFlags` (README, "Operating").
+CMD ["node", "--max-semi-space-size=64", "apps/api/dist/main.js"]

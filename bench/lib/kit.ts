@@ -9,6 +9,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { applyMigrations } from '@quire/db'
 import { createRedis, DELIVERY_QUEUE, stageQueueName } from '@quire/queues'
+import { appNodeFlags } from '@quire/testing'
 import autocannon from 'autocannon'
 import { Queue } from 'bullmq'
 import pg from 'pg'
@@ -179,6 +180,8 @@ export async function startApps(
       [
         // BENCH_CPU_PROF=<dir>: each app writes a V8 CPU profile there when it stops (node --cpu-prof).
         ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+        // The app's own Node flags, as `npm start` and the containers give them (apps/<app>/package.json).
+        ...appNodeFlags(ROOT, app),
         // BENCH_BUILT=1: the built apps (`npm run build`), as the containers run them; otherwise the sources via tsx.
         ...(process.env.BENCH_BUILT === '1'
           ? [path.join(ROOT, 'apps', app, 'dist', 'main.js')]

@@ -29,6 +29,13 @@ const APPS = [
 ]
 const COLORS = [36, 35, 33, 32, 34]
 
+/**
+ * An app's own Node flags, `quire.nodeFlags` in its package.json (the API's young generation, see the README's
+ * "Operating"); the Dockerfile and docker-compose.yml give the same.
+ */
+const nodeFlagsOf = (name) =>
+  JSON.parse(fs.readFileSync(path.join(ROOT, 'apps', name, 'package.json'), 'utf8')).quire?.nodeFlags ?? []
+
 /** Demo workspaces and keys written by scripts/seed.ts, when present. */
 function readDemo() {
   try {
@@ -194,11 +201,15 @@ async function main() {
     const launch = (app, i, restarts = 0) => {
       const file = path.join(ROOT, app.entry)
       const startedAt = Date.now()
-      const child = spawn(process.execPath, ['--conditions=@quire/source', '--import', 'tsx', file], {
-        cwd: ROOT,
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
+      const child = spawn(
+        process.execPath,
+        [...nodeFlagsOf(app.name), '--conditions=@quire/source', '--import', 'tsx', file],
+        {
+          cwd: ROOT,
+          env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      )
       children.set(app.name, child)
       const tag = process.stdout.isTTY
         ? `\x1b[${COLORS[i % COLORS.length]}m${app.name.padEnd(width)}\x1b[0m |`

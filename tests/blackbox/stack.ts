@@ -7,7 +7,7 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { startHttpsReceiver, type HttpsReceiver } from '@quire/testing'
+import { appNodeFlags, startHttpsReceiver, type HttpsReceiver } from '@quire/testing'
 import { afterAll, beforeAll } from 'vitest'
 import { applyMigrations } from '@quire/db'
 
@@ -115,7 +115,13 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const start = async (app: AppName, extraEnv: Record<string, string> = {}) => {
     const child = spawn(
       process.execPath,
-      ['--conditions=@quire/source', '--import', 'tsx', path.join(ROOT, 'apps', app, 'src', 'main.ts')],
+      [
+        ...appNodeFlags(ROOT, app),
+        '--conditions=@quire/source',
+        '--import',
+        'tsx',
+        path.join(ROOT, 'apps', app, 'src', 'main.ts'),
+      ],
       {
         cwd: ROOT,
         env: { ...env, ...extraEnv },
