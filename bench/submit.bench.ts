@@ -4,7 +4,7 @@
 // one-page PDF and the same closed-loop load (autocannon) at 1 and 8 connections, in interleaved rounds; medians.
 // Target: ≥ 0.8× the bare app's throughput, and its p99 within 1/0.8 of the bare app's.
 // A third side, measured in the same rounds and printed as a reference line (not a row): the bare app with Quire's
-// domain calls in place of its INSERT and UPDATE, the API key's check included (bench/baselines/domain-submit.ts). It
+// domain calls in place of its INSERT and UPDATE, the API key kept as the API keeps it (domain-submit.ts). It
 // splits the distance into what a submission's guarantees cost (the key, the job's rows and files) and what the API
 // around them costs.
 import { invoicePdf } from '../tests/fixtures/make-fixtures.ts'
@@ -97,12 +97,12 @@ try {
       `  submit · reference at ${connections}: the submission's rows as one plain statement in the bare app ` +
         `${rw.toFixed(1)} req/s, p99 ${pw} ms: ${(rw / rb).toFixed(2)}× the bare app's throughput, p99 ` +
         `${(pb / pw).toFixed(2)}× (what the rows themselves cost); Quire's domain calls ${(rd / rw).toFixed(2)}× of it ` +
-        `(the key check and how submit_job writes them)`,
+        `(the key's confirmation and how submit_job writes them)`,
     )
     console.log(
       `  submit · reference at ${connections}: Quire's domain calls in the bare app ${rd.toFixed(1)} req/s, p99 ` +
-        `${pd} ms: ${(rd / rb).toFixed(2)}× the bare app's throughput, p99 ${(pb / pd).toFixed(2)}× (the key check, ` +
-        `rows and files a submission needs); the API ${(rq / rd).toFixed(2)}× of it, p99 ${(pd / pq).toFixed(2)}× (the HTTP ` +
+        `${pd} ms: ${(rd / rb).toFixed(2)}× the bare app's throughput, p99 ${(pb / pd).toFixed(2)}× (the key, rows ` +
+        `and files a submission needs); the API ${(rq / rd).toFixed(2)}× of it, p99 ${(pd / pq).toFixed(2)}× (the HTTP ` +
         `framework around them)`,
     )
   }

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
+import { appNodeFlags } from '@quire/testing'
 import { type Apps, freePort, freshDatabase, ROOT, sleep, startApps, stopChild } from './kit.ts'
 
 /** A baseline app started by `startSubmitBaseline`. */
@@ -27,6 +28,8 @@ export async function startSubmitBaseline(
     [
       // BENCH_CPU_PROF=<dir>: a V8 CPU profile of the baseline too, to compare with the API's.
       ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+      // Quire's domain calls run as the API runs them (its Node flags); the bare app and the rows reference as written.
+      ...(script === 'domain-submit.ts' ? appNodeFlags(ROOT, 'api') : []),
       '--conditions=@quire/source',
       '--import',
       'tsx',

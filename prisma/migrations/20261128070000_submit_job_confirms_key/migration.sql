@@ -12,7 +12,7 @@
 -- row is written. So the API may serve a submission under a principal it read on an earlier request (one statement
 -- per submission instead of two), and a revocation or a change still holds from the next request on: the
 -- submission that meets it is served again under the principal read afresh. With a null key hash there is no check.
--- The rest of the function is unchanged (migration `20261125080000_submit_job_function`).
+-- The rest of the function is the 11-argument one's (migration `20261125080000_submit_job_function`).
 
 CREATE FUNCTION api_key_principal(p_key_hash text, p_platform_pipeline_id text)
 RETURNS TABLE (
@@ -41,8 +41,8 @@ LANGUAGE sql STABLE AS $$
   WHERE k.key_hash = p_key_hash AND k.revoked_at IS NULL
 $$;
 
-DROP FUNCTION submit_job(jsonb, jsonb, jsonb, jsonb, jsonb, jsonb, jsonb, integer, text, text, text);
-
+-- A new overload: the 11-argument submit_job stays as it was, for API processes started before this migration
+-- during a rolling upgrade (a later migration drops it).
 CREATE FUNCTION submit_job(
   p_job jsonb,
   p_definition jsonb,
