@@ -21,6 +21,17 @@ export type BlobStore = {
   list(): AsyncIterable<StoredBlob>
 }
 
+/** Moves a local file: a rename, or across filesystems (where rename fails) a copy and then the removal. */
+export async function moveFile(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err
+    await copyFile(from, to)
+    await rm(from, { force: true })
+  }
+}
+
 export function createFsBlobStore(opts: { dir: string }): BlobStore {
   const root = path.resolve(opts.dir)
   const resolve = (key: string) => {
@@ -41,28 +52,15 @@ export function createFsBlobStore(opts: { dir: string }): BlobStore {
         madeDirs.add(dir)
       }
       try {
-        await rename(fromPath, dest)
+        await moveFile(fromPath, dest)
       } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code
-        if (code === 'ENOENT' && known) {
-          madeDirs.delete(dir)
-          return this.putFile(key, fromPath)
-        }
-        // Across filesystems rename fails; copy then remove the temporary file.
-        if (code !== 'EXDEV') throw err
-        await copyFile(fromPath, dest)
-        await rm(fromPath, { force: true })
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !known) throw err
+        madeDirs.delete(dir)
+        return this.putFile(key, fromPath)
       }
     },
     async takeFile(key, toPath) {
-      const from = resolve(key)
-      try {
-        await rename(from, toPath)
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err
-        await copyFile(from, toPath)
-        await rm(from, { force: true })
-      }
+      await moveFile(resolve(key), toPath)
     },
     async localPath(key) {
       return resolve(key)

@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { createReadStream, createWriteStream } from 'node:fs'
-import { copyFile, mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises'
+import { mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { S3Client } from '@aws-sdk/client-s3'
-import type { BlobStore, StoredBlob } from './blob-store.ts'
+import { type BlobStore, moveFile, type StoredBlob } from './blob-store.ts'
 
 export type S3BlobStoreOptions = {
   bucket: string
@@ -180,14 +180,7 @@ export function createS3BlobStore(opts: S3BlobStoreOptions): BlobStore {
 
     async takeFile(key, toPath) {
       // A rare path (a submission served again): through the local copy, then the object goes.
-      const local = await download(key, cachePath(key))
-      try {
-        await rename(local, toPath)
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err
-        await copyFile(local, toPath)
-        await rm(local, { force: true })
-      }
+      await moveFile(await download(key, cachePath(key)), toPath)
       await this.delete(key)
     },
 
