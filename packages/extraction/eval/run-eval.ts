@@ -1,38 +1,56 @@
 /**
  * `npm run eval:extraction`: generates the evaluation corpus (deterministic, into eval/.corpus,
  * git-ignored), parses and extracts every document with the real pipeline (pdf.js, tesseract,
- * mammoth), prints per-field accuracy and every miss for the tuned and the held-out part, pages
- * per second for text PDFs and for OCR, and writes it all to eval/results/latest.json.
- * Options: --split tune|holdout (default both), --reuse (reuse parsed pages from the last run;
- * no speed figures then), --min <fraction> (exit 1 when the held-out invoices' all-key-fields
- * accuracy, invoice_number, date, amount and currency together, is below it; a gate for CI).
+ * mammoth), then does the same for the real documents of `shared/corpus/` where they lie (the
+ * `real` part; never copied here). Prints per-field accuracy and every miss for each part, the
+ * calibration table (confidence band → share right), pages per second for text PDFs and for OCR,
+ * and writes it all to eval/results/latest.json.
+ * Options: --split tune|holdout|real (default all three), --reuse (reuse parsed pages from the last
+ * run; no speed figures then), --real <dir> (the real corpus; default ../shared/corpus beside the
+ * repository), --min <fraction> (exit 1 when the held-out invoices' all-key-fields accuracy,
+ * invoice_number, date, amount and currency together, is below it), --min-real <fraction> (exit 1
+ * when the real receipts' date or amount accuracy is below it, or the real part is missing).
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createOcrEngine, extractInvoice, parseDocument, type ParsedDocument } from '../src/index.ts'
-import { buildCorpus, type CorpusEntry, type Split } from './build-corpus.ts'
-import { scoreEntry, summarise, type Scored } from './score-eval.ts'
+import { createOcrEngine, extractInvoice, type FileType, parseDocument, type ParsedDocument } from '../src/index.ts'
+import { buildCorpus, type Split } from './build-corpus.ts'
+import { loadRealCorpus } from './real-corpus.ts'
+import { type Scored, type ScoredEntry, scoreEntry, summarise } from './score-eval.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const args = process.argv.slice(2)
 const reuse = args.includes('--reuse')
-const only = args.includes('--split') ? (args[args.indexOf('--split') + 1] as Split) : undefined
-const splits: Split[] = only ? [only] : ['tune', 'holdout']
-const min = minimumArg()
+const only = optionArg('--split') as Split | 'real' | undefined
+const splits: Split[] = only ? (only === 'real' ? [] : [only]) : ['tune', 'holdout']
+const withReal = !only || only === 'real'
+const realRoot = resolve(optionArg('--real') ?? join(here, '..', '..', '..', '..', 'shared', 'corpus'))
+const min = fractionArg('--min')
+const minReal = fractionArg('--min-real')
+if (min !== undefined && only && only !== 'holdout') {
+  console.error('--min gates the held-out part; it cannot be combined with --split tune or real')
+  process.exit(2)
+}
+if (minReal !== undefined && !withReal) {
+  console.error('--min-real gates the real part; it cannot be combined with --split tune or holdout')
+  process.exit(2)
+}
+
+/** `--name value` or `--name=value`. */
+function optionArg(name: string): string | undefined {
+  const at = args.findIndex((a) => a === name || a.startsWith(`${name}=`))
+  if (at < 0) return undefined
+  return (args[at] as string).startsWith(`${name}=`) ? (args[at] as string).slice(name.length + 1) : args[at + 1]
+}
 
 /** `--min 0.9` / `--min=0.9`: a fraction in 0..1, checked before the corpus is built. */
-function minimumArg(): number | undefined {
-  const at = args.findIndex((a) => a === '--min' || a.startsWith('--min='))
-  if (at < 0) return undefined
-  const raw = (args[at] as string).startsWith('--min=') ? (args[at] as string).slice(6) : args[at + 1]
+function fractionArg(name: string): number | undefined {
+  if (!args.some((a) => a === name || a.startsWith(`${name}=`))) return undefined
+  const raw = optionArg(name)
   const value = Number(raw)
   if (!raw?.trim() || !Number.isFinite(value) || value < 0 || value > 1) {
-    console.error(`--min needs a fraction between 0 and 1 (e.g. --min 0.9), got ${JSON.stringify(raw ?? '')}`)
-    process.exit(2)
-  }
-  if (only === 'tune') {
-    console.error('--min gates the held-out part; it cannot be combined with --split tune')
+    console.error(`${name} needs a fraction between 0 and 1 (e.g. ${name} 0.9), got ${JSON.stringify(raw ?? '')}`)
     process.exit(2)
   }
   return value
@@ -42,8 +60,10 @@ const ocr = createOcrEngine({ workers: 1 })
 const timing = { text: { pages: 0, ms: 0 }, ocr: { pages: 0, ms: 0 } }
 const scored: Scored[] = []
 
-async function parsed(entry: CorpusEntry, dir: string): Promise<ParsedDocument> {
-  const cache = join(dir, 'parsed', `${entry.id}.json`)
+type ToParse = { id: string; file: string; fileType: FileType; medium: string }
+
+async function parsed(entry: ToParse, dir: string, cacheDir = join(dir, 'parsed')): Promise<ParsedDocument> {
+  const cache = join(cacheDir, `${entry.id}.json`)
   if (reuse) {
     const cached = await readFile(cache, 'utf8').catch(() => null)
     if (cached) return JSON.parse(cached) as ParsedDocument
@@ -73,6 +93,26 @@ try {
     }
     process.stdout.write('\n')
   }
+  if (withReal) {
+    const sets = await loadRealCorpus(realRoot)
+    if (!sets.length) console.error(`no real corpus under ${realRoot} (--real <dir>)`)
+    for (const { dir, entries } of sets) {
+      for (const entry of entries) {
+        const doc = await parsed({ ...entry, medium: 'image' }, dir, join(here, '.corpus', 'real', 'parsed'))
+        const scoredAs: ScoredEntry = {
+          ...entry,
+          split: 'real',
+          kind: 'receipt',
+          medium: 'image',
+          layout: 'scan',
+          locale: entry.set,
+        }
+        scored.push(scoreEntry(scoredAs, extractInvoice(doc)))
+        process.stdout.write('.')
+      }
+      process.stdout.write('\n')
+    }
+  }
 } finally {
   await ocr.close()
 }
@@ -90,6 +130,11 @@ for (const [split, parts] of Object.entries(report.splits)) {
     console.log(`${split} ${kind} (${s.documents}): ${fields}; all key fields ${(s.all_key_fields * 100).toFixed(1)}%`)
   }
 }
+for (const [split, rows] of Object.entries(report.calibration)) {
+  console.log(`calibration, ${split}: confidence band → fields, share right`)
+  for (const row of rows)
+    console.log(`  ${row.band.padEnd(9)} ${String(row.fields).padStart(5)}  ${(row.right * 100).toFixed(1)}%`)
+}
 console.log(
   `provenance: ${(report.provenance * 100).toFixed(1)}% of found fields on positioned pages carry page and bbox`,
 )
@@ -98,7 +143,7 @@ console.log(
 )
 for (const miss of report.misses)
   console.log(
-    `miss ${miss.id} [${miss.medium}/${miss.layout}/${miss.locale}] ${miss.field}: got ${JSON.stringify(miss.got)} want ${JSON.stringify(miss.want)}`,
+    `miss ${miss.id} [${miss.medium}/${miss.layout}/${miss.locale}] ${miss.field}: got ${JSON.stringify(miss.got)} (${miss.confidence.toFixed(2)}) want ${JSON.stringify(miss.want)}`,
   )
 const out = join(here, 'results', only ? `latest-${only}.json` : 'latest.json')
 await mkdir(dirname(out), { recursive: true })
@@ -119,4 +164,20 @@ if (min !== undefined) {
     console.log(
       `ok: held-out invoices, all key fields ${(heldOut * 100).toFixed(1)}% ≥ --min ${(min * 100).toFixed(1)}%`,
     )
+}
+
+if (minReal !== undefined) {
+  const real = report.splits.real?.receipt
+  const shares = real ? [real.fields.date, real.fields.amount] : []
+  if (!real || shares.some((v) => v === undefined)) {
+    console.error(`--min-real: no real receipts were scored (looked under ${realRoot})`)
+    process.exitCode = 1
+  } else {
+    const worst = Math.min(...(shares as number[]))
+    const line = `real receipts, date ${((real.fields.date as number) * 100).toFixed(1)}% and amount ${((real.fields.amount as number) * 100).toFixed(1)}%`
+    if (worst < minReal) {
+      console.error(`FAIL: ${line}; each must be ≥ --min-real ${(minReal * 100).toFixed(1)}%`)
+      process.exitCode = 1
+    } else console.log(`ok: ${line} ≥ --min-real ${(minReal * 100).toFixed(1)}%`)
+  }
 }
