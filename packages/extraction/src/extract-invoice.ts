@@ -143,6 +143,7 @@ export function extractInvoice(
       rounding: list('rounding'),
       tendered: list('tendered'),
       change: list('change'),
+      totalHits: hits.filter((h) => h.key === 'amount'),
     },
     doc.text,
   )

@@ -1,5 +1,7 @@
 import { bestCandidate, type Candidate } from './field-candidates.ts'
+import type { LabelHit } from './label-matching.ts'
 import { findAmounts } from './normalise-amount.ts'
+import { agreeOnTotal } from './total-agreement.ts'
 
 /** Confidence of figures that add up (total = untaxed + tax): at least this, plus CHECKED_BONUS. */
 const CHECKED_FLOOR = 0.9
@@ -21,6 +23,10 @@ const DERIVED_PART = 0.5
 const PAID_CHECKED = 0.9
 /** The cash paid found only as an amount written without a total label ("Net Amount", a tax summary's gross). */
 const PAID_UNLABELLED = 0.75
+/** A total read by its labels that the document's other statements point away from. */
+const DISPUTED = 0.75
+/** Independent readings that overrule a total the labels confirmed. */
+const OUTVOTED = 3
 /** No labelled total: the largest amount, with or without a currency mark. */
 const LARGEST_MARKED = 0.3
 const LARGEST_BARE = 0.2
@@ -39,6 +45,8 @@ export type TotalLists = {
   /** Cash tendered and change (a till slip's payment lines). */
   tendered: Candidate[]
   change: Candidate[]
+  /** The total labels found, for the readings whose figure OCR garbled. */
+  totalHits?: LabelHit[]
 }
 
 /**
@@ -49,6 +57,39 @@ export type TotalLists = {
  * contradict lose it; a missing one is derived from the other two.
  */
 export function reconcileTotals(lists: TotalLists, text: string): Totals {
+  const byLabels = reconcileByLabels(lists, text)
+  const agreed = agreeOnTotal({ ...lists, text, totalHits: lists.totalHits ?? [] })
+  if (!agreed) return byLabels
+  const current = byLabels.amount
+  if (
+    current &&
+    typeof current.value === 'number' &&
+    Math.round(current.value * 100) === Math.round(agreed.value * 100)
+  ) {
+    // The same figure: as sure as the better of the two ways of reaching it.
+    return { ...byLabels, amount: { ...current, confidence: Math.max(current.confidence, agreed.confidence) } }
+  }
+  // A total the labels confirmed (it adds up) yields only to one that more of the document states.
+  // (A tax of nothing makes any total "add up" with a subtotal equal to it: no confirmation.)
+  const confirmed =
+    current !== undefined &&
+    current.confidence >= CHECKED_FLOOR &&
+    num(byLabels.tax) !== 0 &&
+    agreed.readings < OUTVOTED
+  if (confirmed || agreed.readings < 2) {
+    // A lone reading that another place contradicts is less sure.
+    return current
+      ? { ...byLabels, amount: { ...current, confidence: Math.min(current.confidence, DISPUTED) } }
+      : byLabels
+  }
+  const at = agreed.at
+  const amount: Candidate = at
+    ? { ...at, value: agreed.value, confidence: agreed.confidence }
+    : { value: agreed.value, confidence: agreed.confidence, index: 0, currency: null, hit: null }
+  return { ...byLabels, amount }
+}
+
+function reconcileByLabels(lists: TotalLists, text: string): Totals {
   const cash = cashPaid(lists.tendered, lists.change, text)
   const payment = new Set(lists.tendered.map((c) => c.index))
   if (cash) payment.add(cash.change.index)
