@@ -5,7 +5,7 @@ import { cleanIssuer, findIssuerByLayout } from './find-issuer.ts'
 import { INVOICE_AUX_SPECS, INVOICE_FIELD_SPECS, INVOICE_STOP_LABELS } from './invoice-labels.ts'
 import { reconcileTotals } from './invoice-totals.ts'
 import { inferCurrency } from './normalise-currency.ts'
-import { findDates, inferDateOrder, type DateOrder } from './normalise-date.ts'
+import { findDates, type FoundDate, inferDateOrder, type DateOrder } from './normalise-date.ts'
 import type { FieldValue } from './schema.ts'
 import { toTextDoc } from './text-lines.ts'
 
@@ -28,6 +28,12 @@ const DOLLARS = new Set(['USD', 'AUD', 'CAD', 'NZD', 'SGD', 'HKD', 'MXN'])
 /** Confidence of values found without a label: an id shaped like an invoice number, the first date. */
 const UNLABELLED_ID = 0.5
 const UNLABELLED_DATE = 0.4
+/** A date stated twice or more: at least this sure (read under a label), or this sure without one. */
+const DATE_REPEATED = 0.95
+const DATE_REPEAT_BONUS = 0.15
+const DATE_REPEATED_UNLABELLED = 0.8
+/** A labelled date this sure is kept even when another date repeats (a print date in a footer). */
+const DATE_TRUSTED = 0.9
 /** A booking/order/reference id standing in for a missing invoice number keeps this share. */
 const REFERENCE_AS_NUMBER = 0.8
 /** A due date computed from payment terms ("Net 30"): share of the invoice date's confidence. */
@@ -44,6 +50,37 @@ const INVOICE_ID_SHAPE =
   /(?<![\p{L}\p{N}])((?:INV|INVOICE|BILL|RCPT|RE)[-#/]?\d[\p{L}\p{N}\-/_.]*\d|(?:INV|BILL)[-#/]?\d)/iu
 const PAYMENT_TERMS =
   /(?:\bnet\s*(\d{1,3})\b|\b(?:within|in)\s+(\d{1,3})\s*days?\b|\b(\d{1,3})\s*days?\s*(?:net|from|after|of)\b|\bterms?\s*[:-]?\s*(\d{1,3})\s*days?\b)/i
+
+/**
+ * A date the document states more than once beats one it states once: a till slip prints the sale date at the top
+ * and again in its footer, while a misread digit rarely repeats. Agreement also makes the chosen date surer.
+ */
+function agreeOnDate(
+  date: Candidate | undefined,
+  all: readonly FoundDate[],
+  dueDate: Candidate | undefined,
+): Candidate | undefined {
+  const times = new Map<string, FoundDate[]>()
+  for (const d of all) if (d.value !== dueDate?.value) times.set(d.value, [...(times.get(d.value) ?? []), d])
+  const stated = (value: unknown): number => times.get(String(value))?.length ?? 0
+  if (date && stated(date.value) >= 2)
+    return {
+      ...date,
+      confidence: Math.max(date.confidence, Math.min(DATE_REPEATED, date.confidence + DATE_REPEAT_BONUS)),
+    }
+  if (date && date.confidence >= DATE_TRUSTED) return date
+  const repeated = [...times.values()].filter((list) => list.length >= 2).sort((a, b) => b.length - a.length)[0]
+  if (!repeated || repeated.length === (times.get(String(date?.value))?.length ?? 0)) return date
+  const first = repeated[0] as FoundDate
+  return {
+    value: first.value,
+    confidence: DATE_REPEATED_UNLABELLED * first.quality,
+    index: first.index,
+    length: first.length,
+    currency: null,
+    hit: null,
+  }
+}
 
 /** The date order of the document: read from its unambiguous dates, else assumed from the currency. */
 export function documentDateOrder(text: string, currency: string | undefined): { order?: DateOrder; guessed: boolean } {
@@ -128,6 +165,7 @@ export function extractInvoice(
       dueDate = { value, confidence: DUE_FROM_TERMS * date.confidence, index: terms.index, currency: null, hit: null }
     }
   }
+  date = agreeOnDate(date, findDates(doc.text, { order, guessed }), dueDate)
   if (date && dueDate && String(dueDate.value) < String(date.value)) {
     date = { ...date, confidence: date.confidence * DUE_BEFORE_DATE }
     dueDate = { ...dueDate, confidence: dueDate.confidence * DUE_BEFORE_DATE }

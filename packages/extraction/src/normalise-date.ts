@@ -43,10 +43,15 @@ const B = String.raw`(?<![\p{L}\p{N}])`
 const E = String.raw`(?![\p{L}\p{N}])`
 const ISO_RE = new RegExp(`${B}(\\d{4})([-/.])(\\d{1,2})\\2(\\d{1,2})(?![\\p{N}]|[-/.]\\d)`, 'gu')
 const NUMERIC_RE = new RegExp(`${B}(\\d{1,2})([-/.])(\\d{1,2})\\2(\\d{4}|\\d{2})(?![\\p{N}]|[-/.]\\d)`, 'gu')
+// A month name may touch the year ("18 Apr2018": OCR of a narrow slip drops the space) and sit between slashes.
 const DAY_MONTH_RE = new RegExp(
-  `${B}(\\d{1,2})(?:st|nd|rd|th|er|e|º)?\\.?[\\s-]*(?:of\\s+|de\\s+)?(${MONTH_SOURCE})${E}\\.?,?[\\s-]*(?:de\\s+)?(\\d{4}|'?\\d{2})${E}`,
+  `${B}(\\d{1,2})(?:st|nd|rd|th|er|e|º)?\\.?[\\s/-]*(?:of\\s+|de\\s+)?(${MONTH_SOURCE})(?![\\p{L}])\\.?,?[\\s/-]*(?:de\\s+)?(\\d{4}|'?\\d{2})${E}`,
   'giu',
 )
+/** Day, month and a full year run together ("30032018"), read in the document's order; only this century's. */
+const COMPACT_RE = new RegExp(`${B}(\\d{2})(\\d{2})((?:19|20)\\d{2})${E}`, 'gu')
+/** A date read from digits run together is a guess beside one written with separators. */
+const COMPACT_QUALITY = 0.6
 const MONTH_DAY_RE = new RegExp(
   `${B}(${MONTH_SOURCE})${E}\\.?[\\s-]*(\\d{1,2})(?:st|nd|rd|th)?,?[\\s-]+(\\d{4})${E}`,
   'giu',
@@ -135,6 +140,12 @@ export function findDates(text: string, options: { order?: DateOrder; guessed?: 
     if (!value) continue
     const quality = (ambiguous ? (options.order && !options.guessed ? 0.92 : 0.85) : 1) * (twoDigitYear ? 0.95 : 1)
     add({ value, index: m.index, length: m[0].length, quality, order, ambiguous })
+  }
+  for (const m of text.matchAll(COMPACT_RE)) {
+    const [a, b] = [Number(m[1]), Number(m[2])]
+    const order = options.order ?? 'DMY'
+    const value = order === 'DMY' ? isoDate(Number(m[3]), b, a) : isoDate(Number(m[3]), a, b)
+    if (value) add({ value, index: m.index, length: m[0].length, quality: COMPACT_QUALITY, order, ambiguous: false })
   }
   return found.sort((p, q) => p.index - q.index)
 }
