@@ -32,8 +32,8 @@ const UNLABELLED_DATE = 0.4
 const DATE_REPEATED = 0.95
 const DATE_REPEAT_BONUS = 0.15
 const DATE_REPEATED_UNLABELLED = 0.8
-/** A labelled date this sure is kept even when another date repeats (a print date in a footer). */
-const DATE_TRUSTED = 0.9
+/** A date under a label this strong ("Invoice Date") is kept even when another date repeats (a print date). */
+const DATE_TRUSTED_LABEL = 0.9
 /** A booking/order/reference id standing in for a missing invoice number keeps this share. */
 const REFERENCE_AS_NUMBER = 0.8
 /** A due date computed from payment terms ("Net 30"): share of the invoice date's confidence. */
@@ -68,7 +68,8 @@ function agreeOnDate(
       ...date,
       confidence: Math.max(date.confidence, Math.min(DATE_REPEATED, date.confidence + DATE_REPEAT_BONUS)),
     }
-  if (date && date.confidence >= DATE_TRUSTED) return date
+  // A date under a label that names it the invoice's (not a bare "Date") stands.
+  if (date && (date.hit?.label.weight ?? 0) >= DATE_TRUSTED_LABEL) return date
   const repeated = [...times.values()].filter((list) => list.length >= 2).sort((a, b) => b.length - a.length)[0]
   if (!repeated || repeated.length === (times.get(String(date?.value))?.length ?? 0)) return date
   const first = repeated[0] as FoundDate
