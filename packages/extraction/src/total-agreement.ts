@@ -22,6 +22,8 @@ const MAX_REPEATS = 2
 const DOUBTFUL_LABEL = 0.5
 /** A misread total confirmed by a check: share of its label's weight. */
 const VARIANT_SHARE = 0.6
+/** Tax is at most this share of the amount before it (the highest VAT rates are near 27%). */
+const MAX_TAX_SHARE = 0.3
 /** A rounding adjustment is at most this (cash rounding to 0.05 or 0.10). */
 const MAX_ROUNDING = 0.1
 /** Cash rounding goes to whole multiples of 5 cents (or 10): a rounded total is one. */
@@ -108,7 +110,9 @@ export function agreeOnTotal(inputs: AgreementInputs): AgreedTotal | undefined {
     if (typeof c.value !== 'number' || c.value <= 0) continue
     const line = lineOf(c.index)
     const doubtful = summaryLines.has(line) || NOT_PAID_LINE.test(lines[line] ?? '')
-    const weight = (c.hit?.label.weight ?? 0.5) * (doubtful ? DOUBTFUL_LABEL : 1)
+    // The candidate's own confidence: its label's strength, where the value sat, how well-formed it is (a bare "12'"
+    // under a column header is no total).
+    const weight = c.confidence * (doubtful ? DOUBTFUL_LABEL : 1)
     readings.push({ value: c.value, weight, kind: 'label', line, at: c })
   }
   // What each total label's line could say, had OCR read it right.
@@ -178,7 +182,7 @@ export function agreeOnTotal(inputs: AgreementInputs): AgreedTotal | undefined {
       ...inputs.tax.flatMap((c) => readAgain(text, c).map((t) => ({ t, weight: VARIANT_CHECK_WEIGHT }))),
     ]
     for (const { t, weight } of taxes) {
-      if (t <= 0 || t >= u) continue
+      if (t <= 0 || t > u * MAX_TAX_SHARE) continue
       checks.push({ value: u + t, weight })
       for (const value of rounded(u + t)) checks.push({ value, weight })
     }
