@@ -130,6 +130,14 @@ for (const [split, parts] of Object.entries(report.splits)) {
     console.log(`${split} ${kind} (${s.documents}): ${fields}; all key fields ${(s.all_key_fields * 100).toFixed(1)}%`)
   }
 }
+for (const [language, s] of Object.entries(report.languages)) {
+  const fields = Object.entries(s.fields)
+    .map(([f, v]) => `${f} ${(v * 100).toFixed(1)}%`)
+    .join(', ')
+  console.log(
+    `generated invoices, ${language} (${s.documents}): ${fields}; all key fields ${(s.all_key_fields * 100).toFixed(1)}%`,
+  )
+}
 for (const [split, rows] of Object.entries(report.calibration)) {
   console.log(`calibration, ${split}: confidence band → fields, share right`)
   for (const row of rows)

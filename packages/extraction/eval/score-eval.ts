@@ -76,6 +76,23 @@ export function calibrate(judged: readonly Judged[]): CalibrationRow[] {
   })
 }
 
+function partSummary(list: readonly Scored[], kind: keyof typeof KEY_FIELDS): PartSummary {
+  const share = (n: number, of: number): number => Math.round((n / of) * 1000) / 1000
+  const fields: Record<string, number> = {}
+  for (const field of KEY_FIELDS[kind]) {
+    const scoredOn = list.filter((s) => s.right[field] !== undefined)
+    if (scoredOn.length) fields[field] = share(scoredOn.filter((s) => s.right[field]).length, scoredOn.length)
+  }
+  return {
+    documents: list.length,
+    fields,
+    all_key_fields: share(list.filter((s) => Object.values(s.right).every(Boolean)).length, list.length),
+  }
+}
+
+/** The language of a generated document's locale (`de-DE` → `de`). */
+const languageOf = (locale: string): string => locale.split('-')[0] as string
+
 export function summarise(scored: readonly Scored[]) {
   const splits: Record<string, Record<string, PartSummary>> = {}
   const groups = new Map<string, Scored[]>()
@@ -85,20 +102,17 @@ export function summarise(scored: readonly Scored[]) {
   }
   for (const [key, list] of groups) {
     const [split, kind] = key.split('/') as [string, keyof typeof KEY_FIELDS]
-    const share = (n: number): number => Math.round((n / list.length) * 1000) / 1000
-    const fields: Record<string, number> = {}
-    for (const field of KEY_FIELDS[kind]) {
-      const scoredOn = list.filter((s) => s.right[field] !== undefined)
-      if (scoredOn.length)
-        fields[field] = Math.round((scoredOn.filter((s) => s.right[field]).length / scoredOn.length) * 1000) / 1000
-    }
     splits[split] ??= {}
-    splits[split][kind] = {
-      documents: list.length,
-      fields,
-      all_key_fields: share(list.filter((s) => Object.values(s.right).every(Boolean)).length),
-    }
+    splits[split][kind] = partSummary(list, kind)
   }
+  // Generated invoices per language, both generated parts together: each language must hold on its own.
+  const languages: Record<string, PartSummary> = {}
+  const invoices = scored.filter((s) => s.entry.kind === 'invoice' && s.entry.split !== 'real')
+  for (const language of [...new Set(invoices.map((s) => languageOf(s.entry.locale)))].sort())
+    languages[language] = partSummary(
+      invoices.filter((s) => languageOf(s.entry.locale) === language),
+      'invoice',
+    )
   const found = scored.reduce((n, s) => n + s.found, 0)
   const located = scored.reduce((n, s) => n + s.located, 0)
   const judged = scored.flatMap((s) => s.judged)
@@ -106,6 +120,7 @@ export function summarise(scored: readonly Scored[]) {
   for (const split of Object.keys(splits)) calibration[split] = calibrate(judged.filter((j) => j.split === split))
   return {
     splits,
+    languages,
     calibration,
     provenance: found ? Math.round((located / found) * 1000) / 1000 : 0,
     misses: scored.flatMap((s) => s.misses),
