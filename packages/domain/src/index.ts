@@ -25,6 +25,7 @@ export { creditsForPages, MAX_CREDITS } from './credits.ts'
 export { PARKED_DOCUMENT_STATUSES, isUndeliveredDocument } from './document-status.ts'
 export {
   FILE_TYPES,
+  DOCUMENT_LANGUAGES,
   PLATFORM_MAX_FILE_MB,
   PipelineDefinition,
   ExtractionSchema,
@@ -32,6 +33,6 @@ export {
   parsePipelineDefinition,
   boundWebhookIds,
 } from './pipeline-definition.ts'
-export type { FileType, PipelineDefinitionInput, DefinitionIssue } from './pipeline-definition.ts'
+export type { FileType, DocumentLanguage, PipelineDefinitionInput, DefinitionIssue } from './pipeline-definition.ts'
 export { SCOPES } from './scopes.ts'
 export type { Scope } from './scopes.ts'

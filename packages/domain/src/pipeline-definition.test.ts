@@ -28,6 +28,17 @@ describe('pipeline definition', () => {
     expect(parsePipelineDefinition({ nope: 1 }).ok).toBe(false)
     expect(parsePipelineDefinition({ accept: { max_file_mb: 101 } }).ok).toBe(false)
   })
+  it('takes the languages of its documents (DESIGN: a pipeline may name languages), only known ones', () => {
+    const r = parsePipelineDefinition({ languages: ['de', 'fr'] })
+    expect(r.ok && r.definition.languages).toEqual(['de', 'fr'])
+    expect(
+      parsePipelineDefinition({}).ok &&
+        'languages' in (parsePipelineDefinition({}) as { definition: object }).definition,
+    ).toBe(false)
+    const bad = parsePipelineDefinition({ languages: ['xx'] })
+    expect(!bad.ok && bad.issues.map((i) => i.path)).toEqual(['languages.0'])
+    expect(parsePipelineDefinition({ languages: [] }).ok).toBe(false)
+  })
   it('lists the webhooks bound to stages', () => {
     const r = parsePipelineDefinition({
       bindings: { parse: { entry_webhook_id: 'w1' }, destination: { exit_webhook_id: 'w2' } },

@@ -5,6 +5,9 @@ export const FILE_TYPES = ['pdf', 'docx', 'png', 'jpeg', 'tiff', 'bmp', 'gif', '
 export type FileType = (typeof FILE_TYPES)[number]
 
 export const PLATFORM_MAX_FILE_MB = 100
+/** Languages whose documents Quire reads in their own conventions (ISO 639-1). */
+export const DOCUMENT_LANGUAGES = ['en', 'de', 'fr', 'nl', 'es', 'it'] as const
+export type DocumentLanguage = (typeof DOCUMENT_LANGUAGES)[number]
 
 export const SchemaField = z.strictObject({
   name: z.string().min(1).max(100),
@@ -58,6 +61,8 @@ export const PipelineDefinition = z.strictObject({
   routing: z.strictObject({ catch_all_schema_id: z.string().min(1).default('generic') }).prefault({}),
   schemas: z.record(z.string().min(1), ExtractionSchema).default({}),
   split: z.strictObject({ mode: z.enum(['none', 'per_page', 'by_type']).default('none') }).prefault({}),
+  // The languages of the pipeline's documents: OCR reads their letters. Absent: Quire decides from the text.
+  languages: z.array(z.enum(DOCUMENT_LANGUAGES)).min(1).max(DOCUMENT_LANGUAGES.length).optional(),
   review: z.strictObject({ min_confidence: z.number().min(0).max(1).default(0) }).prefault({}),
   post_processing: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
   // An operator-configured destination (a QUIRE_DESTINATIONS name) the result JSON is also written to.
