@@ -201,4 +201,15 @@ describe('extractInvoice: conventions of other languages and of till slips', () 
       -454.8,
     ])
   })
+
+  it('keeps an invoice number whole that spacing split at a slash or inside its digits, never taking a date along', () => {
+    // Issue 37: ids cut at a slash or hyphen ("RE-20" for "RE-20201121/508").
+    const spaced = extractInvoice('Rechnungsnummer RE-20201121 / 508\nRechnungsdatum 21.11.2020\nGesamt 10,00 €')
+    expect(spaced.invoice_number.value).toBe('RE-20201121/508')
+    const split = extractInvoice('Rechnungsnummer: RE-20 201121/508\nRechnungsdatum 21.11.2020\nGesamt 10,00 €')
+    expect(split.invoice_number.value).toBe('RE-20201121/508')
+    const dated = extractInvoice('Rechnungsnummer/Datum: RE-508 / 21.11.2020\nGesamt 10,00 €')
+    expect(dated.invoice_number.value).toBe('RE-508')
+    expect(extractInvoice('Belegnummer:E2018092011804\nSumme 24,23').invoice_number.value).toBe('E2018092011804')
+  })
 })

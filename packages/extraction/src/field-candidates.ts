@@ -94,12 +94,32 @@ function parseIdentifier(window: string): Parsed | null {
     const date = findDates(token)[0]
     if (date && date.length === token.length) return null
     const at = m.index + raw.indexOf(token)
-    if (/\d/.test(token)) return { value: token, quality: 1, currency: null, offset: at, length: token.length }
+    if (/\d/.test(token)) {
+      const whole = continuedIdentifier(token, window.slice(at + token.length))
+      return { value: whole.value, quality: 1, currency: null, offset: at, length: whole.length }
+    }
     if (/^[A-Z0-9-]{4,}$/.test(token))
       return { value: token, quality: 0.6, currency: null, offset: at, length: token.length }
     return null
   }
   return null
+}
+
+/**
+ * An identifier that a PDF's text runs or a writer's spacing split apart: "RE-20201121 / 508" and "RE-20 201121/508"
+ * are one number. The rest joins when a single space (never a column gap) separates it and the joint is a slash or
+ * a hyphen, or the rest is digits holding one; a date, an amount or a word after the id is never part of it.
+ */
+const ID_REST = /^(?: ?([/-]) ?| )(\d[\d/-]*)(?=$|[ \t,;)\]]|\.(?!\d))/
+function continuedIdentifier(token: string, rest: string): { value: string; length: number } {
+  const alone = { value: token, length: token.length }
+  const m = ID_REST.exec(rest)
+  if (!m) return alone
+  const [written, joint, tail] = m as unknown as [string, string | undefined, string]
+  if (!joint && (!/[/-]/.test(tail) || !/\p{N}$/u.test(token))) return alone
+  const date = findDates(tail)[0]
+  if (date && date.length === tail.length) return alone
+  return { value: `${token}${joint ?? ''}${tail}`, length: token.length + written.length }
 }
 
 function parsePlainString(window: string, spec: FieldSpec): Parsed | null {
