@@ -1,6 +1,7 @@
 import { documentSource, textSource, type DocumentInput, type DocumentSource } from './document-source.ts'
 import { bestCandidate, collectCandidates, type Candidate, type FieldSpec } from './field-candidates.ts'
 import { toFieldValue } from './field-provenance.ts'
+import { isOtherDate } from './date-roles.ts'
 import { cleanIssuer, findIssuerByLayout } from './find-issuer.ts'
 import { INVOICE_AUX_SPECS, INVOICE_FIELD_SPECS, INVOICE_STOP_LABELS } from './invoice-labels.ts'
 import { reconcileTotals } from './invoice-totals.ts'
@@ -144,8 +145,13 @@ export function extractInvoice(
   // Dates.
   let date = bestCandidate(list('date'))
   let dueDate = bestCandidate(list('due_date'))
+  // The document's own dates: not a delivery, period, order, print or due date by the words before them.
+  const allDates = findDates(doc.text, { order, guessed })
+  const ownDates = allDates.filter((d) => !isOtherDate(doc.text, d, allDates))
+  const otherAt = new Set(allDates.filter((d) => !ownDates.includes(d)).map((d) => d.index))
+  if (date && otherAt.has(date.index) && (date.hit?.label.weight ?? 0) < DATE_TRUSTED_LABEL) date = undefined
   if (!date) {
-    const first = findDates(doc.text, { order, guessed }).find((d) => !dueDate || d.index !== dueDate.index)
+    const first = ownDates.find((d) => !dueDate || d.index !== dueDate.index)
     if (first)
       date = {
         value: first.value,
@@ -166,7 +172,7 @@ export function extractInvoice(
       dueDate = { value, confidence: DUE_FROM_TERMS * date.confidence, index: terms.index, currency: null, hit: null }
     }
   }
-  date = agreeOnDate(date, findDates(doc.text, { order, guessed }), dueDate)
+  date = agreeOnDate(date, ownDates, dueDate)
   if (date && dueDate && String(dueDate.value) < String(date.value)) {
     date = { ...date, confidence: date.confidence * DUE_BEFORE_DATE }
     dueDate = { ...dueDate, confidence: dueDate.confidence * DUE_BEFORE_DATE }

@@ -88,6 +88,16 @@ describe('the date chosen by agreement', () => {
     expect(f.date.value).toBe('2024-03-05')
   })
 
+  it('never takes a delivery, period, print or order date for the invoice date (words per language as data)', () => {
+    const date = (text: string): unknown => extractInvoice(text).date.value
+    expect(date('Lieferdatum: 01.11.2020\nRechnung Nr. RE-1 vom 05.11.2020\nGesamt 10,00 €')).toBe('2020-11-05')
+    expect(date('Druckdatum 30.11.2020 Seite 1/1\nRechnung RE-1\n05.11.2020\nGesamt 10,00 €')).toBe('2020-11-05')
+    expect(date('Période du 01/10/2020 au 31/10/2020\nFacture F-1 du 05/11/2020\nTotal TTC 10,00 €')).toBe('2020-11-05')
+    expect(date('Printed on 30/11/2020\nInvoice INV-1\n05/11/2020\nTotal 10.00')).toBe('2020-11-05')
+    expect(date('Order Time : 18:07:35   Date :11/04/18\nTotal 10.00')).toBe('2018-04-11')
+    expect(date('Order date: 01/11/2020\nInvoice INV-1\nTotal 10.00')).toBeNull()
+  })
+
   it('reads a month name touching its year and a date run together', () => {
     expect(extractInvoice('Date: 18 Apr2018\nTotal 5.00').date.value).toBe('2018-04-18')
     expect(extractInvoice('Date 30032018\nTotal 5.00').date.value).toBe('2018-03-30')
