@@ -84,6 +84,11 @@ export type AgreedTotal = {
 type Reading = { value: number; weight: number; kind: 'label' | 'check' | 'variant'; line: number; at?: Candidate }
 
 const cents = (n: number): number => Math.round(n * 100)
+/** Sources of checks (stored as a reading's line, below any real line). */
+const PAID = -1
+const SUM = -2
+const ROUNDED = -3
+const SUMMARY = -4
 
 export function agreeOnTotal(inputs: AgreementInputs): AgreedTotal | undefined {
   const { text } = inputs
@@ -158,16 +163,26 @@ export function agreeOnTotal(inputs: AgreementInputs): AgreedTotal | undefined {
       })
   })
   // Checks: cash paid, subtotal + tax (+ rounding), a labelled total plus its rounding.
-  const checks: { value: number; weight: number }[] = []
-  for (const paid of cashPayments(inputs, lines, lineOf)) checks.push({ value: paid, weight: CHECK_WEIGHT })
+  // A check's `source` tells independent checks apart (two of them are two readings).
+  const checks: { value: number; weight: number; source: number }[] = []
+  for (const paid of cashPayments(inputs, lines, lineOf))
+    checks.push({ value: paid, weight: CHECK_WEIGHT, source: PAID })
+  // A tax summary's row of net and tax: together they are the gross the document was charged.
+  for (const line of summaryLines) {
+    const money = findAmounts(lines[line] ?? '').filter((m) => m.quality === 1 && m.value > 0)
+    for (let i = 0; i + 1 < money.length; i++) {
+      const [net, tax] = [(money[i] as { value: number }).value, (money[i + 1] as { value: number }).value]
+      if (tax < net * MAX_TAX_SHARE) checks.push({ value: net + tax, weight: CHECK_WEIGHT, source: SUMMARY })
+    }
+  }
   // A rounding line's figure, read again where OCR garbled it ("02", "-.02"); its sign is often lost, so both
   // directions are tried and a result counts only when it is a whole multiple of the smallest coin rounded to.
   const roundings = [
     ...new Set(
-      inputs.rounding.flatMap((c) => [
-        ...(typeof c.value === 'number' ? [Math.abs(c.value)] : []),
-        ...readAgain(text, c),
-      ]),
+      // Read again only a figure that cannot be a rounding as read ("02", "-001"); "0.00" means none.
+      inputs.rounding.flatMap((c) =>
+        typeof c.value === 'number' && Math.abs(c.value) <= MAX_ROUNDING ? [Math.abs(c.value)] : readAgain(text, c),
+      ),
     ),
   ].filter((v) => v !== 0 && Math.abs(v) <= MAX_ROUNDING)
   const rounded = (total: number): number[] =>
@@ -183,14 +198,15 @@ export function agreeOnTotal(inputs: AgreementInputs): AgreedTotal | undefined {
     ]
     for (const { t, weight } of taxes) {
       if (t <= 0 || t > u * MAX_TAX_SHARE) continue
-      checks.push({ value: u + t, weight })
-      for (const value of rounded(u + t)) checks.push({ value, weight })
+      checks.push({ value: u + t, weight, source: SUM })
+      for (const value of rounded(u + t)) checks.push({ value, weight, source: SUM })
     }
   }
-  for (const { value, weight } of checks) if (value > 0) readings.push({ value, weight, kind: 'check', line: -1 })
+  for (const { value, weight, source } of checks)
+    if (value > 0) readings.push({ value, weight, kind: 'check', line: source })
   for (const r of readings.filter((x) => x.kind === 'label'))
     for (const value of rounded(r.value))
-      readings.push({ value, weight: ROUNDED_WEIGHT, kind: 'check', line: -1, at: r.at })
+      readings.push({ value, weight: ROUNDED_WEIGHT, kind: 'check', line: ROUNDED, at: r.at })
 
   // Repeats: the same amount on a line that has no other role (not subtotal, tax, change, rounding or a summary).
   const otherRole = new Set<number>()
@@ -212,6 +228,7 @@ export function agreeOnTotal(inputs: AgreementInputs): AgreedTotal | undefined {
   }
 
   let best: (AgreedTotal & { score: number; laterAt: number }) | undefined
+  const scored = new Map<number, AgreedTotal & { score: number; laterAt: number }>()
   for (const key of new Set(readings.map((r) => cents(r.value)))) {
     const same = readings.filter((r) => cents(r.value) === key)
     const labels = same.filter((r) => r.kind === 'label')
@@ -228,7 +245,11 @@ export function agreeOnTotal(inputs: AgreementInputs): AgreedTotal | undefined {
       Math.max(0, ...checks.map((r) => r.weight)) +
       Math.max(0, ...variants.map((r) => r.weight)) +
       repeatCount * REPEAT_WEIGHT
-    const count = labelled.size + (checked ? 1 : 0) + (variants.length && !labelled.size ? 1 : 0) + repeatCount
+    const count =
+      labelled.size +
+      new Set(checks.map((r) => r.line)).size +
+      (variants.length && !labelled.size ? 1 : 0) +
+      repeatCount
     const strongest = labels.reduce<Reading | undefined>((a, r) => (!a || r.weight > a.weight ? r : a), undefined)
     const at = strongest?.at ?? variants[0]?.at ?? repeats.get(key)?.at
     const confidence =
@@ -245,10 +266,22 @@ export function agreeOnTotal(inputs: AgreementInputs): AgreedTotal | undefined {
             : SINGLE_CHECK
     const laterAt = at?.index ?? -1
     const candidate = { value: key / 100, confidence, at, readings: count, checked, score, laterAt }
+    scored.set(key, candidate)
     if (!best || score > best.score + 1e-9 || (Math.abs(score - best.score) <= 1e-9 && laterAt > best.laterAt))
       best = candidate
   }
   if (!best) return undefined
+  // With a rounding line, what was paid is the rounded figure: the checks that confirm the total before rounding
+  // (a tax summary, subtotal + tax) confirm the rounded one too.
+  const roundedUp = rounded(best.value)
+    .map((v) => scored.get(cents(v)))
+    .find((c) => c !== undefined)
+  if (roundedUp)
+    best = {
+      ...roundedUp,
+      confidence: Math.max(roundedUp.confidence, best.confidence),
+      readings: roundedUp.readings + best.readings,
+    }
   const { score: _score, laterAt: _laterAt, ...agreed } = best
   return agreed
 }
