@@ -55,3 +55,4 @@ export { normaliseAmount, findAmounts, parseNumber, type FoundAmount } from './n
 export { normaliseCurrency, inferCurrency, ISO_4217_CODES } from './normalise-currency.ts'
 export { normaliseFieldValue, type DateReading } from './normalise-field-value.ts'
 export { createParsePool, type ParseOutcome, type ParsePool, type ParsePoolOptions } from './parse-pool.ts'
+export { fuseReadings } from './fuse-readings.ts'
