@@ -1,3 +1,4 @@
+import sharp from 'sharp'
 import { layoutText } from './layout-text.ts'
 import type { OcrEngine, OcrImage, OcrResult } from './ocr.ts'
 import { type Box, type LayoutWord, unionBox } from './page-layout.ts'
@@ -31,6 +32,8 @@ export function createCombinedOcrEngine(first: OcrEngine, second: PaddleOcrEngin
     async recognize(image: OcrImage): Promise<OcrResult> {
       const initial = await first.recognize(image)
       const words = initial.words ?? []
+      // Paddle reads through sharp: what it cannot decode (a BMP path) keeps tesseract's reading.
+      if (typeof image === 'string' && !(await sharpReads(image))) return initial
       if (words.length === 0 || initial.confidence < PAGE_DOUBT) {
         const again = await second.recognize(image)
         return again.confidence > initial.confidence ? again : initial
@@ -98,4 +101,13 @@ function matchingWord(word: LayoutWord, candidates: readonly LayoutWord[]): Layo
     return inter > 0 && inter / union >= SAME_WORD_OVERLAP
   })
   return overlapping.length === 1 ? overlapping[0] : undefined
+}
+
+async function sharpReads(path: string): Promise<boolean> {
+  try {
+    await sharp(path).metadata()
+    return true
+  } catch {
+    return false
+  }
 }

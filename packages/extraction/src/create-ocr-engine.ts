@@ -1,4 +1,5 @@
 import { createCombinedOcrEngine } from './combined-ocr.ts'
+import { isExtractionError } from './errors.ts'
 import { createTesseractOcrEngine, type OcrEngine, type TesseractOcrOptions } from './ocr.ts'
 import { createPaddleOcrEngine, type PaddleOcrOptions } from './paddle-ocr.ts'
 import { prepareScan } from './prepare-scan.ts'
@@ -30,7 +31,7 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
     case 'tesseract-prep':
       return withPreparation(createTesseractOcrEngine(tesseract))
     case 'paddle':
-      return createPaddleOcrEngine(paddleOptions)
+      return withBmpFallback(createPaddleOcrEngine(paddleOptions), () => createTesseractOcrEngine(tesseract))
     case 'combined':
       return createCombinedOcrEngine(createTesseractOcrEngine(tesseract), createPaddleOcrEngine(paddleOptions))
   }
@@ -43,5 +44,29 @@ function withPreparation(engine: OcrEngine): OcrEngine {
     start: () => engine.start(),
     close: () => engine.close(),
     recognize: async (image) => engine.recognize(await prepareScan(image)),
+  }
+}
+
+/**
+ * `engine` (Paddle, which reads images through sharp), with tesseract for what sharp cannot decode: a BMP reaches
+ * the engine as its file path (image-pages.ts). The tesseract engine starts only when such a file comes.
+ */
+function withBmpFallback(engine: OcrEngine, fallback: () => OcrEngine): OcrEngine {
+  let second: OcrEngine | undefined
+  return {
+    workers: engine.workers,
+    start: () => engine.start(),
+    close: async () => {
+      await Promise.all([engine.close(), second?.close()])
+    },
+    recognize: async (image) => {
+      try {
+        return await engine.recognize(image)
+      } catch (error) {
+        if (typeof image !== 'string' || !isExtractionError(error) || error.code !== 'corrupt_file') throw error
+        second ??= fallback()
+        return await second.recognize(image)
+      }
+    },
   }
 }
