@@ -10,7 +10,7 @@ FROM ${BASE} AS deps
 # Only for machines whose outbound TLS goes through their own CA: a build-time path to a mounted bundle, never baked in.
 ARG NODE_EXTRA_CA_CERTS
 WORKDIR /src
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json .npmrc ./
 COPY apps/api/package.json apps/api/
 COPY apps/stage-worker/package.json apps/stage-worker/
 COPY apps/webhook-dispatcher/package.json apps/webhook-dispatcher/

@@ -15,7 +15,7 @@ import {
   destinationsConfig,
   sharedConfig,
 } from '@quire/config'
-import { configureFileLimits } from '@quire/extraction'
+import { configureFileLimits, DEFAULT_OCR_ENGINE, OCR_ENGINES } from '@quire/extraction'
 import { z } from 'zod'
 
 const Env = SharedEnv.extend({
@@ -42,6 +42,14 @@ const Env = SharedEnv.extend({
   /** Work without progress for this long is queued again (a no-op while Redis still holds it). */
   QUIRE_REQUEUE_AFTER_MS: intEnv({ min: 100, default: 300_000 }),
   QUIRE_OCR_WORKERS: intEnv({ min: 1, default: 1 }),
+  /**
+   * Which OCR engine reads scans (packages/extraction README, "OCR engines"): `tesseract` (fastest), `paddle`
+   * (PaddleOCR PP-OCRv4, most accurate on receipts, slower and 400-500 MB more per parse process), `combined`
+   * (tesseract, then Paddle on the lines with figures tesseract doubts), `tesseract-prep`.
+   */
+  QUIRE_OCR_ENGINE: z
+    .enum(OCR_ENGINES, { error: `expected one of ${OCR_ENGINES.join(', ')}` })
+    .default(DEFAULT_OCR_ENGINE),
   /** Child processes that parse documents (PDF, rasterising, OCR) off the event loop; 0 parses in-process. */
   QUIRE_PARSE_PROCESSES: intEnv({ min: 0, default: 2 }),
   /**
@@ -85,6 +93,7 @@ function load() {
     concurrency: env.QUIRE_STAGE_CONCURRENCY,
     lockMs: env.QUIRE_STAGE_LOCK_MS,
     ocrWorkers: env.QUIRE_OCR_WORKERS,
+    ocrEngine: env.QUIRE_OCR_ENGINE,
     parseProcesses: env.QUIRE_PARSE_PROCESSES,
     parseInlineMaxBytes: env.QUIRE_PARSE_INLINE_MAX_BYTES,
     parseWarmStart: env.QUIRE_PARSE_WARM_START,

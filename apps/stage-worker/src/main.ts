@@ -31,11 +31,11 @@ const relay = startOutboxRelay({
   retentionMs: config.outboxRetentionMs,
   onError: (err) => log.warn({ err }, 'outbox relay pass failed; will retry'),
 })
-const ocr = createOcrEngine({ workers: config.ocrWorkers })
+const ocr = createOcrEngine({ engine: config.ocrEngine, workers: config.ocrWorkers })
 // PDF parsing, rasterising and OCR run in child processes: the event loop stays free for lock renewal.
 const parsePool =
   config.parseProcesses > 0
-    ? createParsePool({ processes: config.parseProcesses, ocrWorkers: config.ocrWorkers })
+    ? createParsePool({ processes: config.parseProcesses, ocrWorkers: config.ocrWorkers, ocrEngine: config.ocrEngine })
     : undefined
 const blobs = createBlobStore(config.blobStore)
 const destinations = createDestinations(config.destinations)

@@ -16,13 +16,22 @@ export { DOCX_CHARS_PER_PAGE } from './docx.ts'
 export { parseDocument, parsePdfTextLayer, type ParsedDocument, type ParseOptions } from './parse-document.ts'
 export { findPdftoppm, resolveRasteriser, type Rasteriser, type RasteriserChoice } from './rasterise-pdf-page.ts'
 export {
-  createOcrEngine,
+  createTesseractOcrEngine,
   defaultLangPath,
   type OcrEngine,
-  type OcrEngineOptions,
   type OcrImage,
   type OcrResult,
+  type TesseractOcrOptions,
 } from './ocr.ts'
+export {
+  createOcrEngine,
+  DEFAULT_OCR_ENGINE,
+  OCR_ENGINES,
+  type OcrEngineName,
+  type OcrEngineOptions,
+} from './create-ocr-engine.ts'
+export { createPaddleOcrEngine, defaultPaddleModelDir, type PaddleOcrOptions } from './paddle-ocr.ts'
+export { imagePageForOcr } from './image-pages.ts'
 export { classify, type Classification } from './classify.ts'
 export { splitPages, type SplitGroup } from './split.ts'
 export { extractFields } from './extract-fields.ts'

@@ -27,7 +27,7 @@ export type OcrEngine = {
   readonly workers: number
 }
 
-export type OcrEngineOptions = {
+export type TesseractOcrOptions = {
   /** Parallel tesseract workers (each about 100 MB RSS and one core). Default 1. */
   workers?: number
   /** Local directory holding eng.traineddata.gz. Default: @tesseract.js-data/eng's 4.0.0_best_int. */
@@ -46,7 +46,7 @@ export function defaultLangPath(): string {
  * and an errorHandler (without one, a failed job also throws inside tesseract's message
  * listener and takes the process down).
  */
-export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
+export function createTesseractOcrEngine(options: TesseractOcrOptions = {}): OcrEngine {
   const workers = Math.max(1, Math.floor(options.workers ?? 1))
   const langPath = options.langPath ?? defaultLangPath()
   let started: Promise<Scheduler> | undefined

@@ -7,7 +7,7 @@ import path from 'node:path'
 import { isExtractionError } from './errors.ts'
 import { configureFileLimits, type FileLimits } from './file-limits.ts'
 import type { FileType } from './file-types.ts'
-import { createOcrEngine } from './ocr.ts'
+import { createOcrEngine, DEFAULT_OCR_ENGINE, OCR_ENGINES } from './create-ocr-engine.ts'
 import { parseDocument } from './parse-document.ts'
 import { warmUpScanPdf } from './warm-up-scan.ts'
 
@@ -16,7 +16,9 @@ type Request =
   /** A warm start (parse-pool.ts `warm`): load what the first document would, then answer. */
   | { id: number; warm: 'ocr' | 'processes' }
 
-const ocr = createOcrEngine({ workers: Math.max(1, Number(process.env.QUIRE_OCR_WORKERS ?? 1) || 1) })
+// The parent (parse-pool.ts) passes its engine options in the environment it starts this process with.
+const engine = OCR_ENGINES.find((e) => e === process.env.QUIRE_OCR_ENGINE) ?? DEFAULT_OCR_ENGINE
+const ocr = createOcrEngine({ engine, workers: Math.max(1, Number(process.env.QUIRE_OCR_WORKERS ?? 1) || 1) })
 
 /**
  * CPU (ms) of the processes this one started and has reaped (pdftoppm): cutime + cstime of /proc/self/stat, in

@@ -38,4 +38,23 @@ describe('parse pool warm start (QUIRE_PARSE_WARM_START)', () => {
     }
     expect(seen.text).toContain('WARM-1')
   })
+
+  it('warms the Paddle engine the same way (QUIRE_OCR_ENGINE=paddle): its models load and it reads the page', {
+    timeout: 120_000,
+  }, async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--conditions=@quire/source', '--import', 'tsx', script, 'paddle', '1'],
+      { cwd: root, timeout: 110_000 },
+    )
+    const seen = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+      processes: { rssBytes: number }[]
+      ocr: { rssBytes: number; ocrText?: string }[]
+    }
+    expect(seen.ocr).toHaveLength(1)
+    // PP-OCRv4's two models and ONNX Runtime are in the child's memory once `ocr` answered.
+    expect(seen.ocr[0]!.rssBytes - seen.processes[0]!.rssBytes).toBeGreaterThan(50 * 1024 * 1024)
+    expect(seen.ocr[0]!.ocrText).toContain('2026')
+    expect(seen.ocr[0]!.ocrText).toContain('1,234.56')
+  })
 })

@@ -2,14 +2,17 @@ import { type ChildProcess, fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { ExtractionError, type ExtractionErrorCode } from './errors.ts'
 import type { FileType } from './file-types.ts'
+import { DEFAULT_OCR_ENGINE, type OcrEngineName } from './create-ocr-engine.ts'
 import type { ParsedDocument } from './parse-document.ts'
 import { fileLimits } from './file-limits.ts'
 
 export type ParsePoolOptions = {
   /** Child processes parsing at once (each runs its own OCR engine). Default 1. */
   processes?: number
-  /** Tesseract workers inside each child. Default 1. */
+  /** Tesseract workers (Paddle: threads) inside each child. Default 1. */
   ocrWorkers?: number
+  /** The OCR engine each child runs (create-ocr-engine.ts). Default DEFAULT_OCR_ENGINE. */
+  ocrEngine?: OcrEngineName
   /** A child whose resident memory passed this after a request is replaced. Default 1.5 GiB. */
   maxRssBytes?: number
   /** V8 heap limit of each child (MB). Default 1024. */
@@ -82,7 +85,11 @@ export function createParsePool(opts: ParsePoolOptions = {}): ParsePool {
         ...process.execArgv.filter((a) => !a.startsWith('--max-old-space-size')),
         `--max-old-space-size=${heapMb}`,
       ],
-      env: { ...process.env, QUIRE_OCR_WORKERS: String(opts.ocrWorkers ?? 1) },
+      env: {
+        ...process.env,
+        QUIRE_OCR_WORKERS: String(opts.ocrWorkers ?? 1),
+        QUIRE_OCR_ENGINE: opts.ocrEngine ?? DEFAULT_OCR_ENGINE,
+      },
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     })

@@ -1,11 +1,12 @@
 // Run by parse-pool.test.ts as a process of its own (the parse pool forks TypeScript children, which need this
 // process's tsx loader): warms a pool of two processes, first without and then with OCR, parses a text PDF with it,
-// and prints what it saw as one JSON line.
-import { createParsePool } from '../src/index.ts'
+// and prints what it saw as one JSON line. Arguments: the OCR engine (default tesseract), the processes (default 2).
+import { createParsePool, OCR_ENGINES } from '../src/index.ts'
 import { makeTempDir, makeTextPdf, writeFixture } from './fixtures.ts'
 
 const tmp = await makeTempDir()
-const pool = createParsePool({ processes: 2, ocrWorkers: 1 })
+const ocrEngine = OCR_ENGINES.find((e) => e === process.argv[2]) ?? 'tesseract'
+const pool = createParsePool({ processes: Number(process.argv[3] ?? 2), ocrWorkers: 1, ocrEngine })
 try {
   const processes = await pool.warm('processes')
   const ocr = await pool.warm('ocr')

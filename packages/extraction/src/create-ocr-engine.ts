@@ -1,0 +1,72 @@
+import { createCombinedOcrEngine } from './combined-ocr.ts'
+import { isExtractionError } from './errors.ts'
+import { createTesseractOcrEngine, type OcrEngine, type TesseractOcrOptions } from './ocr.ts'
+import { createPaddleOcrEngine, type PaddleOcrOptions } from './paddle-ocr.ts'
+import { prepareScan } from './prepare-scan.ts'
+
+/** The OCR engines Quire can run (README, "OCR engines"; compared on real scans by eval/compare-ocr.ts). */
+export const OCR_ENGINES = ['tesseract', 'tesseract-prep', 'paddle', 'combined'] as const
+export type OcrEngineName = (typeof OCR_ENGINES)[number]
+/** What a parse uses when its configuration names no engine. */
+export const DEFAULT_OCR_ENGINE: OcrEngineName = 'tesseract'
+
+export type OcrEngineOptions = TesseractOcrOptions & {
+  /**
+   * `tesseract`: tesseract.js on the page as it is (fastest); `tesseract-prep`: the page greyscaled, upscaled,
+   * straightened and binarised first; `paddle`: PaddleOCR PP-OCRv4 on ONNX Runtime (most accurate, slowest);
+   * `combined`: tesseract, and Paddle again on the lines with figures tesseract doubts. Default DEFAULT_OCR_ENGINE.
+   */
+  engine?: OcrEngineName
+  /** Options of the Paddle engine (`paddle`, `combined`); its threads default to `workers`. */
+  paddle?: PaddleOcrOptions
+}
+
+/** An OCR engine by name; every one starts lazily (or on start()) and runs offline. */
+export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
+  const { engine = DEFAULT_OCR_ENGINE, paddle, ...tesseract } = options
+  const paddleOptions = { workers: tesseract.workers, ...paddle }
+  switch (engine) {
+    case 'tesseract':
+      return createTesseractOcrEngine(tesseract)
+    case 'tesseract-prep':
+      return withPreparation(createTesseractOcrEngine(tesseract))
+    case 'paddle':
+      return withBmpFallback(createPaddleOcrEngine(paddleOptions), () => createTesseractOcrEngine(tesseract))
+    case 'combined':
+      return createCombinedOcrEngine(createTesseractOcrEngine(tesseract), createPaddleOcrEngine(paddleOptions))
+  }
+}
+
+/** `engine` reading each image after prepareScan (boxes stay page fractions; a straightened page shifts them little). */
+function withPreparation(engine: OcrEngine): OcrEngine {
+  return {
+    workers: engine.workers,
+    start: () => engine.start(),
+    close: () => engine.close(),
+    recognize: async (image) => engine.recognize(await prepareScan(image)),
+  }
+}
+
+/**
+ * `engine` (Paddle, which reads images through sharp), with tesseract for what sharp cannot decode: a BMP reaches
+ * the engine as its file path (image-pages.ts). The tesseract engine starts only when such a file comes.
+ */
+function withBmpFallback(engine: OcrEngine, fallback: () => OcrEngine): OcrEngine {
+  let second: OcrEngine | undefined
+  return {
+    workers: engine.workers,
+    start: () => engine.start(),
+    close: async () => {
+      await Promise.all([engine.close(), second?.close()])
+    },
+    recognize: async (image) => {
+      try {
+        return await engine.recognize(image)
+      } catch (error) {
+        if (typeof image !== 'string' || !isExtractionError(error) || error.code !== 'corrupt_file') throw error
+        second ??= fallback()
+        return await second.recognize(image)
+      }
+    },
+  }
+}
