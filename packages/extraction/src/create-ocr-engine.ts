@@ -5,7 +5,7 @@ import { createPaddleOcrEngine, type PaddleOcrOptions } from './paddle-ocr.ts'
 import { prepareScan } from './prepare-scan.ts'
 
 /** The OCR engines Quire can run (README, "OCR engines"; compared on real scans by eval/compare-ocr.ts). */
-export const OCR_ENGINES = ['tesseract', 'tesseract-prep', 'paddle', 'combined'] as const
+export const OCR_ENGINES = ['tesseract', 'tesseract-prep', 'paddle', 'combined', 'fused'] as const
 export type OcrEngineName = (typeof OCR_ENGINES)[number]
 /** What a parse uses when its configuration names no engine. */
 export const DEFAULT_OCR_ENGINE: OcrEngineName = 'tesseract'
@@ -14,7 +14,9 @@ export type OcrEngineOptions = TesseractOcrOptions & {
   /**
    * `tesseract`: tesseract.js on the page as it is (fastest); `tesseract-prep`: the page greyscaled, upscaled,
    * straightened and binarised first; `paddle`: PaddleOCR PP-OCRv4 on ONNX Runtime (most accurate, slowest);
-   * `combined`: tesseract, and Paddle again on the lines with figures tesseract doubts. Default DEFAULT_OCR_ENGINE.
+   * `combined`: tesseract, and Paddle again on the lines with figures tesseract doubts; `fused`: tesseract and Paddle
+   * each read the whole page, and extraction fuses the fields of the two readings (most accurate, the CPU of both).
+   * Default DEFAULT_OCR_ENGINE.
    */
   engine?: OcrEngineName
   /** Options of the Paddle engine (`paddle`, `combined`); its threads default to `workers`. */
@@ -34,6 +36,34 @@ export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
       return withBmpFallback(createPaddleOcrEngine(paddleOptions), () => createTesseractOcrEngine(tesseract))
     case 'combined':
       return createCombinedOcrEngine(createTesseractOcrEngine(tesseract), createPaddleOcrEngine(paddleOptions))
+    case 'fused':
+      return withSecondReading(createTesseractOcrEngine(tesseract), createPaddleOcrEngine(paddleOptions))
+  }
+}
+
+/**
+ * Two independent readings of every page: `first`'s is the page's text and words, `second`'s rides along for
+ * extraction to fuse with it. An image the second engine cannot decode (a BMP path, for Paddle) has one reading.
+ */
+function withSecondReading(first: OcrEngine, second: OcrEngine): OcrEngine {
+  return {
+    workers: first.workers,
+    async start() {
+      await Promise.all([first.start(), second.start()])
+    },
+    async close() {
+      await Promise.all([first.close(), second.close()])
+    },
+    async recognize(image) {
+      const primary = await first.recognize(image)
+      try {
+        const { text, confidence, words } = await second.recognize(image)
+        return { ...primary, second: { text, confidence, words } }
+      } catch (error) {
+        if (isExtractionError(error) && error.code === 'corrupt_file') return primary
+        throw error
+      }
+    },
   }
 }
 

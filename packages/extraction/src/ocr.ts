@@ -12,6 +12,11 @@ export type OcrResult = {
   confidence: number
   /** The words with their boxes (page fractions) and confidences, for layout-aware extraction. */
   words?: LayoutWord[]
+  /**
+   * A second engine's reading of the same image (the `fused` engine): extraction reads fields from both and fuses
+   * them field by field (fuse-readings.ts).
+   */
+  second?: Omit<OcrResult, 'second'>
 }
 
 export type OcrImage = string | Buffer | Uint8Array

@@ -17,6 +17,11 @@ export type ParsedDocument = {
   ocrPages: number[]
   /** Words with positions per page (index-aligned with `pages`); null where unknown (DOCX). */
   layouts: Array<PageLayout | null>
+  /**
+   * A second OCR engine's reading (the `fused` engine), index-aligned with `pages`: a scanned page's second reading,
+   * else the page as above. Absent when no page was read twice.
+   */
+  second?: { pages: string[]; layouts: Array<PageLayout | null> }
 }
 
 export type ParseOptions = {
@@ -67,6 +72,11 @@ async function parseImage(path: string, type: FileType, ocr: OcrEngine): Promise
     pages: results.map((r) => r.text),
     ocrPages: results.map((_, i) => i + 1),
     layouts: results.map((r, i) => ({ page: i + 1, words: r.words ?? [] })),
+    ...secondReading(
+      results.map((r) => r.text),
+      results.map((r, i) => ({ page: i + 1, words: r.words ?? [] })),
+      results.map((r, i) => (r.second ? { index: i, ...r.second } : null)),
+    ),
   }
 }
 
@@ -116,19 +126,40 @@ async function parsePdf(path: string, ocr: OcrEngine, opts: ParseOptions): Promi
         const image = await rasterisePdfPage({ path, doc, pageNumber, rasteriser, dpi: opts.dpi })
         return ocr.recognize(image)
       })
-      results.forEach(({ text, words }, i) => {
+      const seconds: Array<SecondPage | null> = []
+      results.forEach(({ text, words, second }, i) => {
         const pageNumber = needOcr[i] as number
         if (visibleCharCount(text) > visibleCharCount(pages[pageNumber - 1] ?? '')) {
           pages[pageNumber - 1] = text
           layouts[pageNumber - 1] = { page: pageNumber, words: words ?? [] }
           ocrPages.push(pageNumber)
+          if (second) seconds.push({ index: pageNumber - 1, ...second })
         }
       })
+      return { pages, ocrPages, layouts, ...secondReading(pages, layouts, seconds) }
     }
     return { pages, ocrPages, layouts }
   } finally {
     await doc.destroy()
   }
+}
+
+type SecondPage = { index: number; text: string; words?: PageLayout['words'] }
+
+/** The document's second reading: its pages as read, with the pages a second engine read replaced by that reading. */
+function secondReading(
+  pages: readonly string[],
+  layouts: ReadonlyArray<PageLayout | null>,
+  seconds: ReadonlyArray<SecondPage | null>,
+): Pick<ParsedDocument, 'second'> {
+  const read = seconds.filter((s): s is SecondPage => s !== null)
+  if (read.length === 0) return {}
+  const second = { pages: [...pages], layouts: [...layouts] }
+  for (const s of read) {
+    second.pages[s.index] = s.text
+    second.layouts[s.index] = { page: layouts[s.index]?.page ?? s.index + 1, words: s.words ?? [] }
+  }
+  return { second }
 }
 
 async function pageText(doc: PdfDocument, pageNumber: number): Promise<{ text: string; layout: PageLayout }> {
