@@ -219,7 +219,7 @@ describe.skipIf(!FONT_AVAILABLE)('parseDocument', { timeout: 60_000 }, () => {
     expect((await ocr.recognize(await renderTextPng(['Still working'], { width: 500 }))).text).toContain(
       'Still working',
     )
-    const noModel = createOcrEngine({ langPath: tmp.dir })
+    const noModel = createOcrEngine({ engine: 'tesseract', langPath: tmp.dir })
     await expect(noModel.recognize(invoicePng)).rejects.toMatchObject({ code: 'ocr_unavailable' })
     await noModel.close()
   })
