@@ -75,8 +75,8 @@ if (!(OCR_ENGINES as readonly string[]).includes(engineArg)) {
 }
 const engine = engineArg as OcrEngineName
 const ocr = createOcrEngine({ workers: 1, engine })
-/** Parsed pages are cached per engine (the default engine's where they always were). */
-const parsedDir = (dir: string): string => join(dir, engine === DEFAULT_OCR_ENGINE ? 'parsed' : `parsed-${engine}`)
+/** Parsed pages are cached per engine. */
+const parsedDir = (dir: string): string => join(dir, `parsed-${engine}`)
 
 /** The invoice fields of a parsed document; with a second OCR reading, both readings' fields fused. */
 function extracted(doc: ParsedDocument): InvoiceFields {

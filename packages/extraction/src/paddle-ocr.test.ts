@@ -156,4 +156,30 @@ describe.skipIf(!FONT_AVAILABLE)('createOcrEngine', { timeout: 120_000 }, () => 
       await tmp.cleanup()
     }
   })
+
+  it('fused: tesseract and Paddle each read the page; parseDocument keeps both readings and extraction fuses them', async () => {
+    const { makeTempDir, writeFixture } = await import('../test/fixtures.ts')
+    const { parseDocument } = await import('./parse-document.ts')
+    const { extractInvoice } = await import('./extract-invoice.ts')
+    const { fuseReadings } = await import('./fuse-readings.ts')
+    const tmp = await makeTempDir()
+    const engine = createOcrEngine({ engine: 'fused' })
+    try {
+      const png = await writeFixture(
+        tmp.file('receipt.png'),
+        await renderTextPng(['Date: 25/12/2018', 'Amount Due: 80.90']),
+      )
+      const parsed = await parseDocument(png, 'png', { ocr: engine })
+      expect(parsed.second?.pages).toHaveLength(1)
+      expect(parsed.second?.pages[0]).toContain('80.90')
+      expect(parsed.second?.layouts[0]?.words.length).toBeGreaterThan(0)
+      const fused = fuseReadings(extractInvoice(parsed), extractInvoice(parsed.second ?? parsed))
+      expect(fused.amount.value).toBe(80.9)
+      // Both readings found it: agreement makes it at least 0.9 sure.
+      expect(fused.amount.confidence).toBeGreaterThanOrEqual(0.9)
+    } finally {
+      await engine.close()
+      await tmp.cleanup()
+    }
+  })
 })

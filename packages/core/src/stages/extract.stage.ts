@@ -1,4 +1,11 @@
-import { extractFields, extractGeneric, parseLayouts, resolveSchema, type DocumentInput } from '@quire/extraction'
+import {
+  extractFields,
+  extractGeneric,
+  fuseReadings,
+  parseLayouts,
+  resolveSchema,
+  type DocumentInput,
+} from '@quire/extraction'
 import type { PipelineDefinition } from '@quire/domain'
 import {
   leafDocuments,
@@ -14,6 +21,16 @@ import {
  */
 export function documentInput(doc: LoadedDocument): DocumentInput {
   const content = doc.content as { pages?: string[]; layout?: unknown } | null
+  return pagesInput(doc, content)
+}
+
+/** The second OCR reading of a document's pages (the fused engine), as the extractors take it; null without one. */
+export function secondReadingInput(doc: LoadedDocument): DocumentInput | null {
+  const content = doc.content as { second?: { pages?: string[]; layout?: unknown } } | null
+  return Array.isArray(content?.second?.pages) ? pagesInput(doc, content.second) : null
+}
+
+function pagesInput(doc: LoadedDocument, content: { pages?: string[]; layout?: unknown } | null | undefined) {
   const pages = content?.pages ?? []
   const numbers = Array.isArray(doc.pages) && doc.pages.length === pages.length ? (doc.pages as number[]) : undefined
   return { pages, layouts: parseLayouts(content?.layout), pageNumbers: numbers }
@@ -35,8 +52,14 @@ export const extractStage: StageExecutor = {
       try {
         const schema = resolveSchema(schemaId, definition.schemas)
         const input = documentInput(doc)
+        const second = secondReadingInput(doc)
+        // Two readings of a scan: the fields of each, fused field by field (agreement makes a value surer).
         const data =
-          schema && schemaId !== 'generic' ? extractFields(input, schema) : extractGeneric(input.pages.join('\n\n'))
+          schema && schemaId !== 'generic'
+            ? second
+              ? fuseReadings(extractFields(input, schema), extractFields(second, schema))
+              : extractFields(input, schema)
+            : extractGeneric(input.pages.join('\n\n'))
         return [{ doc, schemaId, data }]
       } catch (err) {
         failedDocuments.push({

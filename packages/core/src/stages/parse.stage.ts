@@ -1,11 +1,4 @@
-import {
-  checkPageLimit,
-  parseDocument,
-  parsePdfTextLayer,
-  type FileType,
-  type PageLayout,
-  type ParsedDocument,
-} from '@quire/extraction'
+import { checkPageLimit, parseDocument, parsePdfTextLayer, type FileType, type ParsedDocument } from '@quire/extraction'
 import { creditsForPages } from '@quire/domain'
 import { rootDocuments, type StageDeps, type StageExecutor, type StageOutput } from './stage-context.ts'
 import { blobStorageUnavailable, documentFailure } from './stage-failures.ts'
@@ -59,7 +52,7 @@ export const parseStage: StageExecutor = {
   // Images always go through OCR, and every page costs: worth a checkpoint on either side.
   costly: (job) => job.pageCount > COSTLY_PAGES || job.files.some((f) => f.fileType !== 'pdf' && f.fileType !== 'docx'),
   async run({ deps, job, definition }) {
-    const parsed: { id: string; pages: string[]; ocrPages: number[]; layouts: Array<PageLayout | null> }[] = []
+    const parsed: (Pick<ParsedDocument, 'pages' | 'ocrPages' | 'layouts' | 'second'> & { id: string })[] = []
     const failedDocuments: NonNullable<StageOutput['failedDocuments']> = []
     let pagesParsed = 0
     let cpuMs = 0
@@ -93,7 +86,8 @@ export const parseStage: StageExecutor = {
         } else {
           result = await parseDocument(path, file.fileType as FileType, { ocr: deps.ocr })
         }
-        parsed.push({ id: doc.id, pages: result.pages, ocrPages: result.ocrPages, layouts: result.layouts })
+        const { pages, ocrPages, layouts, second } = result
+        parsed.push({ id: doc.id, pages, ocrPages, layouts, ...(second ? { second } : {}) })
         pagesParsed += file.pageCount
       } catch (err) {
         // A failed parse used CPU too (machine_seconds is what the stages really used); the pool attaches it.
@@ -107,10 +101,18 @@ export const parseStage: StageExecutor = {
       credits: creditsForPages(pagesParsed, definition.credits.per_page),
       cpuMs,
       failedDocuments,
-      // `layout`: each page's words with positions, so extraction can say where it read a value.
+      // `layout`: each page's words with positions, so extraction can say where it read a value; `second`: a second
+      // OCR engine's reading of the same pages (the fused engine), which extraction fuses with the first.
       documents: parsed.map((p) => ({
         update: p.id,
-        set: { content: { pages: p.pages, ocr_pages: p.ocrPages, layout: p.layouts } },
+        set: {
+          content: {
+            pages: p.pages,
+            ocr_pages: p.ocrPages,
+            layout: p.layouts,
+            ...(p.second ? { second: { pages: p.second.pages, layout: p.second.layouts } } : {}),
+          },
+        },
       })),
     }
   },

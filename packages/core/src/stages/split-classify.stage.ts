@@ -17,7 +17,11 @@ export const splitClassifyStage: StageExecutor = {
     const failedDocuments: NonNullable<StageOutput['failedDocuments']> = []
     const writes: DocumentWrite[] = []
     for (const doc of rootDocuments(job)) {
-      const content = doc.content as { pages?: string[]; layout?: unknown[] } | null
+      const content = doc.content as {
+        pages?: string[]
+        layout?: unknown[]
+        second?: { pages?: string[]; layout?: unknown[] }
+      } | null
       const pages = (content?.pages ?? []) as string[]
       const groups = splitPages(pages, definition.split.mode, definition.document_types)
       if (groups.length <= 1) {
@@ -31,6 +35,13 @@ export const splitClassifyStage: StageExecutor = {
         // Each child keeps its pages' word positions (they carry the file's page numbers).
         const childLayout = Array.isArray(content?.layout)
           ? g.pages.map((n) => content.layout?.[n - 1] ?? null)
+          : undefined
+        const second = content?.second
+        const childSecond = Array.isArray(second?.pages)
+          ? {
+              pages: g.pages.map((n) => second.pages?.[n - 1] ?? ''),
+              ...(Array.isArray(second.layout) ? { layout: g.pages.map((n) => second.layout?.[n - 1] ?? null) } : {}),
+            }
           : undefined
         if (childPages.every((p) => p.replace(/\s/g, '').length < MIN_PAGE_CHARS)) {
           failedDocuments.push({
@@ -49,7 +60,11 @@ export const splitClassifyStage: StageExecutor = {
             schemaId: g.schemaId,
             pages: g.pages,
             metadata: doc.metadata,
-            content: { pages: childPages, ...(childLayout ? { layout: childLayout } : {}) },
+            content: {
+              pages: childPages,
+              ...(childLayout ? { layout: childLayout } : {}),
+              ...(childSecond ? { second: childSecond } : {}),
+            },
           },
         })
       })
