@@ -9,6 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { countPages } from './count-pages.ts'
 import { openPdfByRanges } from './pdf-document.ts'
 import { readPdfPageCount } from './pdf-page-count.ts'
+import { HOLDOUT_LAYOUTS, invoicePage } from '../eval/corpus-layouts.ts'
+import { renderPdf, renderScannedPdf } from '../eval/corpus-render.ts'
+import { invoiceSpec, rng } from '../eval/corpus-spec.ts'
 import { makeImagePdf, makeTempDir, makeTextPdf, makeTwoColumnPdf, writeFixture } from '../test/fixtures.ts'
 
 const MAX_PAGES = 5000
@@ -145,7 +148,7 @@ describe('readPdfPageCount', { timeout: 120_000 }, () => {
   })
   afterAll(() => tmp.cleanup())
 
-  it('equals pdf.js on the fixture PDFs', async () => {
+  it('equals pdf.js on the fixture PDFs and the eval corpus renderer', async () => {
     const png = await sharp({ create: { width: 40, height: 40, channels: 3, background: '#fff' } })
       .png()
       .toBuffer()
@@ -155,6 +158,17 @@ describe('readPdfPageCount', { timeout: 120_000 }, () => {
       await makeTwoColumnPdf([['Total', '12.00']]),
       await makeImagePdf([png, png, png]),
     ]
+    // The eval corpus's text PDFs, one per layout, and a scanned one (eval/build-corpus.ts writes them the same way).
+    const r = rng(7)
+    for (const [i, layout] of HOLDOUT_LAYOUTS.entries()) {
+      const spec = invoiceSpec(r, `count-${i}`, 'de-DE', {
+        holdout: true,
+        pdfSafe: true,
+        reference: layout === 'booking',
+      })
+      fixtures.push(await renderPdf(invoicePage(spec, layout, 'sans')))
+      if (i === 0) fixtures.push(await renderScannedPdf(png, invoicePage(spec, layout, 'sans')))
+    }
     for (const bytes of fixtures) {
       const path = await write(bytes)
       const counted = await readPdfPageCount(path, MAX_PAGES)

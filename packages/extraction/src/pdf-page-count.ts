@@ -109,9 +109,11 @@ const WHITESPACE = new Set([0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20])
 const DELIMITERS = new Set([0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25])
 
 class Lexer {
+  /** `complete`: the bytes are all there is (an inflated object stream), so their end also ends a token. */
   constructor(
     readonly bytes: Buffer,
     public pos = 0,
+    readonly complete = false,
   ) {}
 
   skipSpace(): void {
@@ -130,7 +132,7 @@ class Lexer {
     const b = this.bytes
     const start = this.pos
     while (this.pos < b.length && !WHITESPACE.has(b[this.pos]!) && !DELIMITERS.has(b[this.pos]!)) this.pos++
-    if (this.pos >= b.length) throw new NeedMore()
+    if (this.pos >= b.length && !this.complete) throw new NeedMore()
     return b.toString('latin1', start, this.pos)
   }
 
@@ -203,8 +205,9 @@ class Lexer {
         const gen = this.peekUnsigned()
         if (gen !== null) {
           this.skipSpace()
-          if (this.pos + 1 >= b.length) throw new NeedMore()
-          if (b[this.pos] === 0x52 && (WHITESPACE.has(b[this.pos + 1]!) || DELIMITERS.has(b[this.pos + 1]!))) {
+          const after = b[this.pos + 1]
+          if (after === undefined && !this.complete) throw new NeedMore()
+          if (b[this.pos] === 0x52 && (after === undefined || WHITESPACE.has(after) || DELIMITERS.has(after))) {
             this.pos++
             return { num: n, gen }
           }
@@ -224,8 +227,9 @@ class Lexer {
     const b = this.bytes
     const start = this.pos
     while (this.pos < b.length && b[this.pos]! >= 0x30 && b[this.pos]! <= 0x39) this.pos++
-    if (this.pos >= b.length) throw new NeedMore()
-    if (this.pos === start || !(WHITESPACE.has(b[this.pos]!) || DELIMITERS.has(b[this.pos]!))) return null
+    const next = b[this.pos]
+    if (next === undefined && !this.complete) throw new NeedMore()
+    if (this.pos === start || !(next === undefined || WHITESPACE.has(next) || DELIMITERS.has(next))) return null
     return Number(b.toString('latin1', start, this.pos))
   }
 
@@ -558,7 +562,7 @@ async function countFromStructure(source: FileSource, maxPages: number): Promise
     }
     if (entry.index >= n) odd('index past /N')
     try {
-      const header = new Lexer(stream.data.subarray(0, first))
+      const header = new Lexer(stream.data.subarray(0, first), 0, true)
       let num = -1
       let offset = -1
       for (let i = 0; i <= entry.index; i++) {
@@ -566,7 +570,7 @@ async function countFromStructure(source: FileSource, maxPages: number): Promise
         offset = header.integer()
       }
       if (num !== ref.num) odd('object stream index')
-      return new Lexer(stream.data, first + offset).value()
+      return new Lexer(stream.data, first + offset, true).value()
     } catch (error) {
       if (error instanceof NeedMore) odd('object stream truncated')
       throw error
