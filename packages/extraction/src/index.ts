@@ -9,7 +9,12 @@ export {
   type FileType,
 } from './file-types.ts'
 export { ExtractionError, isExtractionError, type ExtractionErrorCode } from './errors.ts'
-export { sniffFileType, type SniffedFileType } from './sniff-file-type.ts'
+export {
+  SNIFF_HEAD_BYTES,
+  sniffFileType,
+  sniffFileTypeFromHead,
+  type SniffedFileType,
+} from './sniff-file-type.ts'
 export { checkPageLimit, countPages, verifyReadable } from './count-pages.ts'
 export { configureFileLimits, DEFAULT_FILE_LIMITS, fileLimits, type FileLimits } from './file-limits.ts'
 export { DOCX_CHARS_PER_PAGE } from './docx.ts'

@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises'
-import { fileTypeFromFile } from 'file-type'
+import { fileTypeFromBuffer, fileTypeFromFile } from 'file-type'
 import { FILE_TYPE_MIME, type FileType } from './file-types.ts'
 
 export type SniffedFileType = { type: FileType; mime: string }
@@ -19,6 +19,11 @@ const BY_EXTENSION: Readonly<Record<string, FileType>> = {
 
 /** How much of the file the fallback below reads. */
 const HEAD_BYTES = 64 * 1024
+/**
+ * The leading bytes of an upload the API keeps while it streams to disk, for sniffFileTypeFromHead: as many as the
+ * fallback below reads, so its answer from them is the one it gives from the file.
+ */
+export const SNIFF_HEAD_BYTES = HEAD_BYTES
 
 const TIFF_LE = Buffer.from('II*\0', 'latin1')
 const TIFF_BE = Buffer.from('MM\0*', 'latin1')
@@ -44,6 +49,10 @@ async function sniffByHeader(path: string): Promise<FileType | null> {
   } finally {
     await handle.close()
   }
+  return typeByHeader(head)
+}
+
+function typeByHeader(head: Buffer): FileType | null {
   if (head.subarray(0, 4).equals(TIFF_LE) || head.subarray(0, 4).equals(TIFF_BE)) return 'tiff'
   if (head.subarray(0, 4).equals(ZIP_LOCAL_HEADER) && isWordPackageHead(head)) return 'docx'
   if (head.subarray(0, 8).equals(CFB_MAGIC) && head.includes(ENCRYPTED_PACKAGE)) return 'docx'
@@ -73,6 +82,32 @@ function isWordPackageHead(head: Buffer): boolean {
 export async function sniffFileType(path: string): Promise<SniffedFileType | null> {
   const result = await fileTypeFromFile(path)
   const type = (result && BY_EXTENSION[result.ext]) ?? (await sniffByHeader(path))
+  if (!type) return null
+  return { type, mime: FILE_TYPE_MIME[type] }
+}
+
+/**
+ * sniffFileType's answer from the first bytes of a file (at most SNIFF_HEAD_BYTES of them, captured while the upload
+ * streamed to disk), without opening the file: the same answer, or `undefined` where the head alone cannot promise
+ * it. A head that holds the whole file answers as the file does. Of a longer file, the types named by their leading
+ * bytes (PDF, PNG, JPEG, TIFF, BMP, GIF, WebP, and a DOCX whose Word parts come first) are answered; file-type walks
+ * a zip's entries to tell a DOCX, and what it does not recognise from the head it might recognise further in: for
+ * `undefined`, sniff the file.
+ */
+export async function sniffFileTypeFromHead(
+  head: Buffer,
+  fileSize: number,
+): Promise<SniffedFileType | null | undefined> {
+  const whole = head.length >= fileSize
+  const result = await fileTypeFromBuffer(head.subarray(0, Math.min(head.length, fileSize)))
+  const named = result && BY_EXTENSION[result.ext]
+  let type: FileType | null | undefined
+  if (whole) type = named ?? typeByHeader(head)
+  else if (named && named !== 'docx') type = named
+  // What the leading bytes name (TIFF's magic, Word parts first in a zip, an encrypted package) file-type never
+  // names otherwise from further in.
+  else type = typeByHeader(head.subarray(0, HEAD_BYTES)) ?? undefined
+  if (type === undefined) return undefined
   if (!type) return null
   return { type, mime: FILE_TYPE_MIME[type] }
 }

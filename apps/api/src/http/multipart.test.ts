@@ -1,7 +1,8 @@
 // The multipart middleware in-process, behind the real error handler, spoken to over raw sockets so that each test
 // sends exactly the bytes it means. Limits are small here (1 MB per file, 3 files); the black-box suite runs the
 // spec's 100 MB against the real API.
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -19,7 +20,9 @@ import {
   multipartMiddleware,
   refusedFileOf,
   sanitiseFileName,
+  toUploaded,
 } from './multipart.ts'
+import { SNIFF_HEAD_BYTES } from '@quire/extraction'
 
 const MB = 1024 * 1024
 const LIMIT = 1 * MB
@@ -117,6 +120,30 @@ const expectFlat = (res: RawResponse, status: number, code: string) => {
 }
 
 describe('multipart parsing', () => {
+  it("keeps each stored file's first bytes as it streams, for intake to sniff its type from", async () => {
+    let heads: { head: Buffer | undefined; file: Buffer }[] = []
+    const served = await serve({ uploadDir: dir, maxFileBytes: LIMIT, maxFiles: 3 }, async (ctx) => {
+      heads = filesOf(ctx as never, 'files').map((f) => ({ head: toUploaded(f).head, file: readFileSync(f.filepath) }))
+      ctx.body = { ok: true }
+    })
+    try {
+      const large = randomBytes(3 * SNIFF_HEAD_BYTES + 123)
+      const body = multipartBytes(B, [filePart('files', 'a.pdf', large), filePart('files', 'b.pdf', '%PDF-1.4 small')])
+      // In pieces, so the large file arrives in many writes.
+      const pieces = Array.from({ length: Math.ceil(body.length / 5000) }, (_, i) =>
+        body.subarray(i * 5000, (i + 1) * 5000),
+      )
+      const res = await postTo(served.port, pieces)
+      expect(res.status).toBe(200)
+      expect(heads.map((h) => h.file.length)).toEqual([large.length, 14])
+      expect(heads[0]!.head).toEqual(large.subarray(0, SNIFF_HEAD_BYTES))
+      expect(heads[1]!.head).toEqual(Buffer.from('%PDF-1.4 small'))
+    } finally {
+      await served.close()
+    }
+    expectNoTempFiles()
+  })
+
   it('streams files to temporary files and hands the route text fields and files; removes the temporary files afterwards', async () => {
     const res = await post(
       multipartBytes(B, [

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs'
+import { mkdirSync, WriteStream } from 'node:fs'
 import { unlink } from 'node:fs/promises'
 import path from 'node:path'
 import { Stream } from 'node:stream'
 import formidable, { type File, type Part } from 'formidable'
 import type { Context, Middleware } from 'koa'
 import { DomainError, isDomainError, LONE_SURROGATES } from '@quire/domain'
+import { SNIFF_HEAD_BYTES } from '@quire/extraction'
 import type { UploadedFile } from '@quire/core'
 import { type BodyLimits, clientAborted, fromBodyError } from './body-errors.ts'
 import { closeAfterResponse } from './connection.ts'
@@ -58,7 +59,45 @@ export type MultipartOptions = {
   earlierFilesStand?: boolean
 }
 
-type TempFile = { path: string; stream: WriteStream }
+/**
+ * A temporary file's write stream that keeps the first SNIFF_HEAD_BYTES written, so intake can tell the file's type
+ * from them (sniffFileTypeFromHead) without opening the file again.
+ */
+class HeadKeepingWriteStream extends WriteStream {
+  private readonly chunks: Buffer[] = []
+  private kept = 0
+
+  constructor(filePath: string, options: { flags: string }) {
+    // @ts-expect-error fs.WriteStream takes createWriteStream's (path, options); its type names no constructor.
+    super(filePath, options)
+  }
+
+  get head(): Buffer {
+    return Buffer.concat(this.chunks, this.kept)
+  }
+
+  private keep(chunk: Buffer): void {
+    if (this.kept >= SNIFF_HEAD_BYTES) return
+    const part = chunk.subarray(0, SNIFF_HEAD_BYTES - this.kept)
+    this.chunks.push(part)
+    this.kept += part.length
+  }
+
+  override _write(chunk: Buffer, encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.keep(chunk)
+    super._write(chunk, encoding, callback)
+  }
+
+  override _writev(
+    chunks: { chunk: Buffer; encoding: BufferEncoding }[],
+    callback: (error?: Error | null) => void,
+  ): void {
+    for (const { chunk } of chunks) this.keep(chunk)
+    super._writev!(chunks, callback)
+  }
+}
+
+type TempFile = { path: string; stream: HeadKeepingWriteStream }
 type Parsed = {
   fields: Record<string, string[]>
   files: Record<string, File[]>
@@ -165,7 +204,7 @@ function parseMultipart(
     // Our own write streams, so that every temporary file can be closed, awaited and removed, even a half-written one.
     fileWriteStreamHandler: (file) => {
       const filepath = (file as unknown as { filepath: string }).filepath
-      const stream = createWriteStream(filepath, { flags: 'wx' })
+      const stream = new HeadKeepingWriteStream(filepath, { flags: 'wx' })
       temps.push({ path: filepath, stream })
       return stream
     },
@@ -316,6 +355,8 @@ function parseMultipart(
   // The refused file's temporary file goes now, not with the others after the response.
   let refusedRemoved: Promise<void> = Promise.resolve()
   form.on('file', (name: string, file: File) => {
+    const head = temps.find((t) => t.path === file.filepath)?.stream.head
+    if (head) fileHeads.set(file, head)
     if (file !== refusedFile) add(filesSoFar, name, file)
     else refusedRemoved = unlink(file.filepath).catch(() => {})
   })
@@ -471,7 +512,11 @@ export function filesOf(ctx: { request: { files?: Record<string, File | File[]> 
   return v ? (Array.isArray(v) ? v : [v]) : []
 }
 
+/** The first bytes of each stored upload, kept while it streamed to disk (HeadKeepingWriteStream). */
+const fileHeads = new WeakMap<File, Buffer>()
+
 export const toUploaded = (f: File): UploadedFile => ({
+  head: fileHeads.get(f),
   tempPath: f.filepath,
   fileName: sanitiseFileName(f.originalFilename ?? ''),
   sizeBytes: f.size,

@@ -3,12 +3,25 @@ import { DomainError, isDomainError, type FileType, type PipelineDefinition } fr
 import type { Db } from '@quire/db'
 import { recordEvents } from '../events/record-event.ts'
 import { confirmKeyIn, type KeyState } from '../workspaces/api-keys.ts'
-import { checkPageLimit, countPages, fileLimits, isExtractionError, sniffFileType } from '@quire/extraction'
+import {
+  checkPageLimit,
+  countPages,
+  fileLimits,
+  isExtractionError,
+  sniffFileType,
+  sniffFileTypeFromHead,
+} from '@quire/extraction'
 
 /** Pages reserved for a file whose pages cannot be counted at intake. */
 const UNCOUNTABLE_PAGES = 1
 
-export type UploadedFile = { tempPath: string; fileName: string; sizeBytes: number }
+export type UploadedFile = {
+  tempPath: string
+  fileName: string
+  sizeBytes: number
+  /** The file's first bytes, when they were kept as it streamed to disk: its type is then told from them. */
+  head?: Buffer
+}
 export type InspectedFile = UploadedFile & { fileType: FileType; mimeType: string; pageCount: number }
 
 const QUARANTINE_CODES = new Set(['UNSUPPORTED_FILE_TYPE', 'PIPELINE_FILE_TOO_LARGE'])
@@ -83,7 +96,9 @@ async function inspect(
   formTypes: readonly FileType[],
 ): Promise<InspectedFile> {
   if (file.sizeBytes === 0) throw new DomainError('MISSING_FILE', `file "${file.fileName}" is empty`)
-  const sniffed = await sniffFileType(file.tempPath)
+  // From the head kept during the upload where it decides (undefined: only the file can tell, e.g. a DOCX's zip).
+  let sniffed = file.head ? await sniffFileTypeFromHead(file.head, file.sizeBytes) : undefined
+  if (sniffed === undefined) sniffed = await sniffFileType(file.tempPath)
   if (!sniffed) {
     throw new DomainError('UNSUPPORTED_FILE_TYPE', `file "${file.fileName}" is not a PDF, DOCX or supported image`)
   }
