@@ -21,6 +21,8 @@ export async function renderPdf(page: PageModel): Promise<Uint8Array> {
     const width = font.widthOfTextAtSize(item.text, item.size)
     p.drawText(item.text, { x: item.right ? item.x - width : item.x, y: page.height - item.y, size: item.size, font })
   }
+  for (const r of page.rules ?? [])
+    p.drawLine({ start: { x: r.x0, y: page.height - r.y0 }, end: { x: r.x1, y: page.height - r.y1 }, thickness: 0.6 })
   return pdf.save()
 }
 
@@ -34,9 +36,15 @@ function svgOf(page: PageModel, scale: number, ink: string): string {
         `${i.right ? ' text-anchor="end"' : ''} xml:space="preserve">${escapeXml(i.text)}</text>`,
     )
     .join('')
+  const rules = (page.rules ?? [])
+    .map(
+      (r) =>
+        `<line x1="${r.x0 * scale}" y1="${r.y0 * scale}" x2="${r.x1 * scale}" y2="${r.y1 * scale}" stroke="${ink}" stroke-width="${0.6 * scale}"/>`,
+    )
+    .join('')
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" width="${page.width * scale}" height="${page.height * scale}">` +
-    `<rect width="100%" height="100%" fill="#ffffff"/><g font-family="${SVG_FONTS[page.font]}" fill="${ink}">${text}</g></svg>`
+    `<rect width="100%" height="100%" fill="#ffffff"/>${rules}<g font-family="${SVG_FONTS[page.font]}" fill="${ink}">${text}</g></svg>`
   )
 }
 

@@ -1,4 +1,4 @@
-import type { InvoiceFields } from '../src/index.ts'
+import { scalarFields, type InvoiceFields } from '../src/index.ts'
 import type { CorpusEntry } from './build-corpus.ts'
 
 /** Fields scored per kind: a receipt has no invoice number to read. */
@@ -37,7 +37,7 @@ export function scoreEntry(entry: CorpusEntry, fields: InvoiceFields): Scored {
   }
   // DOCX has no positions; everything else must say where each found value was read.
   const positioned = entry.medium !== 'docx'
-  const found = Object.values(fields).filter((f) => f.value !== null && positioned)
+  const found = Object.values(scalarFields(fields)).filter((f) => f.value !== null && positioned)
   const located = found.filter((f) => f.page !== undefined && f.bbox !== undefined).length
   return { entry, right, misses, located, found: found.length }
 }
