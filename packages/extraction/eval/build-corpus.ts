@@ -50,7 +50,7 @@ const DETAILS = [
  * How one invoice's item table is drawn, from its own seed (the main stream, which draws the key fields, does not
  * move): a position column, ruled borders, some descriptions wrapped onto a second line.
  */
-function decorateItems(spec: DocSpec): DocSpec {
+export function decorateItems(spec: DocSpec): DocSpec {
   const v = rng(hashSeed(spec.id))
   const wraps = v() < 0.4
   const lines = spec.lines.map((l) => (wraps && v() < 0.5 ? { ...l, detail: pick(v, DETAILS) } : l))

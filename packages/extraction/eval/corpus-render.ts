@@ -9,6 +9,8 @@ const PDF_FONTS = {
   serif: [StandardFonts.TimesRoman, StandardFonts.TimesRomanBold],
   mono: [StandardFonts.Courier, StandardFonts.CourierBold],
 } as const
+/** Table rules in scans: the light grey most invoice tools print (black rules make tesseract drop the whole table). */
+const RULE_INK = '#a8a8a8'
 const SVG_FONTS = { sans: 'DejaVu Sans', serif: 'DejaVu Serif', mono: 'DejaVu Sans Mono' } as const
 
 /** A text PDF (pdf-lib, standard fonts): real text layer, positions as laid out. */
@@ -39,7 +41,7 @@ function svgOf(page: PageModel, scale: number, ink: string): string {
   const rules = (page.rules ?? [])
     .map(
       (r) =>
-        `<line x1="${r.x0 * scale}" y1="${r.y0 * scale}" x2="${r.x1 * scale}" y2="${r.y1 * scale}" stroke="${ink}" stroke-width="${0.6 * scale}"/>`,
+        `<line x1="${r.x0 * scale}" y1="${r.y0 * scale}" x2="${r.x1 * scale}" y2="${r.y1 * scale}" stroke="${RULE_INK}" stroke-width="${0.5 * scale}"/>`,
     )
     .join('')
   return (

@@ -190,9 +190,14 @@ function headedRows(
         text = [...text, figures.shift() as Token]
       }
     }
+    let quantity: Token | undefined
     if (figures.length > figureColumns.length) {
-      text = [...text, ...figures.slice(0, figures.length - figureColumns.length)]
+      const extra = figures.slice(0, figures.length - figureColumns.length)
       figures = figures.slice(figures.length - figureColumns.length)
+      // A header whose quantity word was misread still has a quantity column: a whole number before the prices.
+      const last = extra[extra.length - 1] as Token
+      if (!figureColumns.some((c) => c.column === 'quantity') && /^\d{1,4}$/.test(last.text)) quantity = extra.pop()
+      text = [...text, ...extra]
     }
     if (hasPosition && text.length > 1 && /^\d{1,3}\.?$/.test(text[0]!.text)) text = text.slice(1)
     if (figures.length === 0) {
@@ -210,6 +215,7 @@ function headedRows(
     const words = [...pending, ...text]
     pending = []
     const assigned = assign(figures, figureColumns, positioned, source)
+    if (quantity) assigned.set('quantity', quantity)
     const value = (c: ItemColumn): Cell => {
       const t = assigned.get(c)
       return t ? read(cellNumber(t.text, decimal), HEADED_CELL, t) : none()
@@ -322,55 +328,58 @@ function checkRow(row: Row): Row {
  * with decimals, the quantity written as `2 x NAME`, `NAME 2 @ 3.50`, or `2 x 3.50` on the line below.
  */
 function tillRows(doc: TextDoc, decimal: ',' | '.'): Row[] {
-  const end = doc.lines.findIndex((l) => endsTable(l))
+  // The first total with a figure (an address line "VAT No 123 4567 89" is no total).
+  const end = doc.lines.findIndex((l) => endsTable(l) && findAmounts(l.text).some((a) => a.quality === 1))
   if (end <= 0) return []
   const rows: Row[] = []
-  let below: { qty: number; price: number; at: Token[] } | null = null
+  let below: { qty: number; price: number; at?: Token } | null = null
+  let skipped = 0
   for (let i = end - 1; i >= 0; i--) {
     const line = doc.lines[i] as Line
-    if (RULE_LINE.test(line.text) && !blank(line)) continue
-    if (blank(line)) {
-      if (rows.length) break
+    if (blank(line) || RULE_LINE.test(line.text)) {
+      if (rows.length && blank(line)) break
       continue
     }
     const toks = tokens(line)
-    const { text, figures } = splitTail(toks)
-    const words = text.map((t) => t.text).join(' ')
     const qtyLine = TIMES_PRICE.exec(line.text.trim())
-    if (qtyLine && !/\p{L}{2,}/u.test(qtyLine[1] ?? '') && figures.length <= 2) {
+    if (qtyLine && !/\p{L}{2,}/u.test(qtyLine[1] ?? '')) {
       const qty = cellNumber(qtyLine[2] as string, decimal)
       const price = cellNumber(qtyLine[3] as string, decimal)
       if (qty !== null && price !== null) {
-        below = { qty, price, at: figures }
+        below = { qty, price, at: toks[toks.length - 1] }
         continue
       }
     }
-    const amountTok = figures[figures.length - 1]
-    const amount = amountTok && /[.,]\d{2}\)?$/.test(amountTok.text) ? cellNumber(amountTok.text, decimal) : null
-    if (amount === null || !/\p{L}{2,}/u.test(words)) break
+    const amountAt = toks.length - 1 - [...toks].reverse().findIndex((t) => numeric(t) && /[.,]\d{2}\)?$/.test(t.text))
+    const amountTok = amountAt < toks.length ? toks[amountAt] : undefined
+    const before = amountTok ? toks.slice(0, amountAt).filter((t) => !CURRENCY_ONLY.test(t.text)) : []
+    const words = before.map((t) => t.text).join(' ')
+    const amount = amountTok ? cellNumber(amountTok.text, decimal) : null
+    if (amount === null || !/\p{L}{2,}/u.test(words) || amountAt < toks.length - 2) {
+      // A misread line between the items and the total is passed over; above the items it ends them.
+      if (rows.length || ++skipped > MAX_BLANKS) break
+      below = null
+      continue
+    }
     const row: Row = {
-      description: { value: words, confidence: TILL_CELL, at: spans(text) },
+      description: { value: words, confidence: TILL_CELL, at: spans(before) },
       quantity: none(),
       unit_price: none(),
       amount: read(amount, TILL_CELL, amountTok),
     }
     const prefix = QTY_TIMES.exec(words)
-    const at = TIMES_PRICE.exec(
-      `${words} ${figures
-        .slice(0, -1)
-        .map((f) => f.text)
-        .join(' ')}`.trim(),
-    )
+    const at = TIMES_PRICE.exec(words)
     if (prefix) {
-      row.quantity = read(cellNumber(prefix[1] as string, decimal), TILL_CELL, text[0])
-      row.description = { ...row.description, value: prefix[2] as string, at: spans(text.slice(1)) }
+      row.quantity = read(cellNumber(prefix[1] as string, decimal), TILL_CELL, before[0])
+      row.description = { ...row.description, value: prefix[2] as string, at: spans(before.slice(1)) }
     } else if (at && /\p{L}{2,}/u.test(at[1] ?? '')) {
       row.quantity = read(cellNumber(at[2] as string, decimal), TILL_CELL)
       row.unit_price = read(cellNumber(at[3] as string, decimal), TILL_CELL)
-      row.description = { ...row.description, value: (at[1] as string).trim() }
+      const name = (at[1] as string).trim()
+      row.description = { ...row.description, value: name, at: spans(before.slice(0, name.split(/\s+/).length)) }
     } else if (below) {
       row.quantity = read(below.qty, TILL_CELL)
-      row.unit_price = read(below.price, TILL_CELL, below.at[below.at.length - 1])
+      row.unit_price = read(below.price, TILL_CELL, below.at)
     }
     below = null
     rows.unshift(completeRow(row, []))
