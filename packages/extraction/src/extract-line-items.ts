@@ -37,8 +37,9 @@ type Row = Record<'description' | 'quantity' | 'unit_price' | 'amount', Cell>
 const NUMERIC = /^[-−]?\(?(?:[$€£₹¥]|RM|S\$|HK\$|Rs\.?)?\d[\d.,'’]*(?:[€$£]|zł|zl)?\)?$/
 const CURRENCY_ONLY = /^(?:[$€£₹¥]|RM|S\$|HK\$|Rs\.?|zł|zl|[A-Z]{3})$/
 const UNIT_WORDS = /^(?:x|×|@|pcs|pc|stk\.?|st\.?|h|hrs?|ea|each|kg|m|uds?\.?)$/i
-const QTY_TIMES = /^(\d{1,4}(?:[.,]\d{1,3})?)\s*[x×*]\s+(.+)$/i
-const TIMES_PRICE = /^(.*?)\s*(\d{1,4}(?:[.,]\d{1,3})?)\s*[x×*@]\s*((?:[$€£₹]|RM|Rs\.?)?\s?\d[\d.,]*\d)\s*$/i
+// "2 x", also as OCR reads it off a till slip: "2x", "2X.", "2.x".
+const QTY_TIMES = /^(\d{1,4}(?:[.,]\d{1,3})?)\.?\s*[x×*]\.?\s+(.+)$/i
+const TIMES_PRICE = /^(.*?)\s*(\d{1,4}(?:[.,]\d{1,3})?)\.?\s*[x×*@]\.?\s*((?:[$€£₹]|RM|Rs\.?)?\s?\d[\d.,]*\d)\s*$/i
 const RULE_LINE = /^[\s\-=_*.~]+$/
 
 const round2 = (n: number): number => Math.round(n * 100) / 100
