@@ -141,6 +141,9 @@ const read = (value: string | number | null, confidence: number, t?: Token): Cel
 })
 const none = (): Cell => ({ value: null, confidence: 0 })
 
+const skippable = (t: Token): boolean =>
+  CURRENCY_ONLY.test(t.text) || UNIT_WORDS.test(t.text) || /^\d{1,2}(?:[.,]\d+)?\s?%$|^%$/.test(t.text)
+
 /** The figures at the end of a row (currency marks and units between them skipped), and the tokens before them. */
 function splitTail(toks: readonly Token[]): { text: Token[]; figures: Token[] } {
   let i = toks.length
@@ -148,11 +151,18 @@ function splitTail(toks: readonly Token[]): { text: Token[]; figures: Token[] } 
   while (i > 0) {
     const t = toks[i - 1] as Token
     if (numeric(t)) figures.unshift(t)
-    else if (!(CURRENCY_ONLY.test(t.text) || UNIT_WORDS.test(t.text) || /^\d{1,2}(?:[.,]\d+)?\s?%$|^%$/.test(t.text)))
-      break
+    else if (!skippable(t)) break
     i--
   }
   return { text: toks.slice(0, i), figures }
+}
+
+/** The words of a row before its first remaining figure (a figure given back to the description keeps its "x"). */
+function wordsBefore(toks: readonly Token[], figures: readonly Token[]): Token[] {
+  const first = figures[0]
+  let end = first ? toks.indexOf(first) : toks.length
+  while (end > 0 && skippable(toks[end - 1] as Token)) end--
+  return toks.slice(0, end)
 }
 
 /** The rows under one header, until the totals block. */
@@ -200,6 +210,7 @@ function headedRows(
       if (!figureColumns.some((c) => c.column === 'quantity') && /^\d{1,4}$/.test(last.text)) quantity = extra.pop()
       text = [...text, ...extra]
     }
+    if (figures.length) text = wordsBefore(toks, figures)
     if (hasPosition && text.length > 1 && /^\d{1,3}\.?$/.test(text[0]!.text)) text = text.slice(1)
     if (figures.length === 0) {
       // A line of words only: the rest of the previous item's description, or the start of the next one's.
