@@ -8,7 +8,8 @@ export const PLATFORM_MAX_FILE_MB = 100
 
 export const SchemaField = z.strictObject({
   name: z.string().min(1).max(100),
-  type: z.enum(['string', 'number', 'date', 'amount', 'currency']).default('string'),
+  /** `line_items`: an item table, rows `{description, quantity, unit_price, amount}` (DESIGN, Extraction). */
+  type: z.enum(['string', 'number', 'date', 'amount', 'currency', 'line_items']).default('string'),
   labels: z.array(z.string().min(1)).default([]),
   pattern: z
     .string()
