@@ -142,6 +142,13 @@ describe('extractLineItems from plain text (no positions)', () => {
     }
   })
 
+  it('reads single-spaced columns (a text layer that kept one space): "12 150.00" is a quantity and a price', () => {
+    const items = extractLineItems(
+      'Description Qty Unit Price Amount\nConsulting hours 12 150.00 1,800.00\nTotal 1,800.00',
+    )
+    expect(values(items)).toEqual([['Consulting hours', 12, 150, 1800]])
+  })
+
   it('reads a figure written in the document convention: 1,250 is one and a quarter where commas are decimal', () => {
     const items = extractLineItems(
       ['Bezeichnung   Menge   Einzelpreis   Gesamt', 'Kabel   1,250   8,00   10,00', 'Summe   10,00'].join('\n'),

@@ -45,14 +45,18 @@ const RULE_LINE = /^[\s\-=_*.~]+$/
 const round2 = (n: number): number => Math.round(n * 100) / 100
 const clamp01 = (n: number): number => Math.round(Math.max(0, Math.min(1, n)) * 100) / 100
 
-/** Tokens of a line (whitespace-separated), with absolute offsets; a thousands group split by a space is rejoined. */
-function tokens(line: Line): Token[] {
+/**
+ * Tokens of a line (whitespace-separated), with absolute offsets. In a decimal-comma document a thousands group split
+ * by one space is rejoined ("1 234,56"); elsewhere "12 150.00" is a quantity and a price.
+ */
+function tokens(line: Line, decimal: ',' | '.' = '.'): Token[] {
   const out: Token[] = []
   for (const m of line.text.matchAll(/\S+/g)) {
     const start = line.start + m.index
     const prev = out[out.length - 1]
     // "1 234,56": a group of three digits one space after 1-3 digits continues the number.
-    if (prev && start === prev.end + 1 && /^\d{1,3}$/.test(prev.text) && /^\d{3}(?:[.,]\d{1,2})?$/.test(m[0])) {
+    const group = decimal === ',' && /^\d{3}(?:,\d{1,2})?$/.test(m[0])
+    if (prev && group && start === prev.end + 1 && /^\d{1,3}$/.test(prev.text)) {
       prev.text = `${prev.text}${m[0]}`
       prev.end = start + m[0].length
       continue
@@ -190,7 +194,7 @@ function headedRows(
     if (RULE_LINE.test(line.text)) continue
     if (endsTable(line) || headerOf(line, source)) break
     blanks = 0
-    const toks = tokens(line)
+    const toks = tokens(line, decimal)
     let { text, figures } = splitTail(toks)
     if (positioned) {
       // A figure that sits under the description (a size, a model number) is part of it.
@@ -352,7 +356,7 @@ function tillRows(doc: TextDoc, decimal: ',' | '.'): Row[] {
       if (rows.length && blank(line)) break
       continue
     }
-    const toks = tokens(line)
+    const toks = tokens(line, decimal)
     const qtyLine = TIMES_PRICE.exec(line.text.trim())
     if (qtyLine && !/\p{L}{2,}/u.test(qtyLine[1] ?? '')) {
       const qty = cellNumber(qtyLine[2] as string, decimal)
