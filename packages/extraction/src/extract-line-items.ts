@@ -2,6 +2,7 @@ import type { DocumentInput, DocumentSource } from './document-source.ts'
 import { OCR_CONFIDENCE_FLOOR } from './field-provenance.ts'
 import { ITEM_HEADER_WORDS, ITEM_TABLE_END_WORDS, type ItemColumn } from './line-item-labels.ts'
 import { findAmounts, normaliseAmount } from './normalise-amount.ts'
+import { ISO_4217_CODES } from './normalise-currency.ts'
 import { type Box, tidyBox, unionBox } from './page-layout.ts'
 import type { FieldValue, LineItem } from './schema.ts'
 import { type Line, type TextDoc, toTextDoc } from './text-lines.ts'
@@ -35,10 +36,12 @@ type Cell = { value: string | number | null; confidence: number; at?: Array<[num
 type Row = Record<'description' | 'quantity' | 'unit_price' | 'amount', Cell>
 
 const NUMERIC = /^[-−]?\(?(?:[$€£₹¥]|RM|S\$|HK\$|Rs\.?)?\d[\d.,'’]*(?:[€$£]|zł|zl)?\)?$/
-const CURRENCY_ONLY = /^(?:[$€£₹¥]|RM|S\$|HK\$|Rs\.?|zł|zl|[A-Z]{3})$/
+const CURRENCY_MARK = /^(?:[$€£₹¥]|RM|S\$|HK\$|Rs\.?|zł|zl)$/
+/** A currency mark or ISO code standing alone ("TEA" is an item, "EUR" a currency). */
+const currencyOnly = (text: string): boolean => CURRENCY_MARK.test(text) || ISO_4217_CODES.has(text)
 const UNIT_WORDS = /^(?:x|×|@|pcs|pc|stk\.?|st\.?|h|hrs?|ea|each|kg|m|uds?\.?)$/i
 // "2 x", also as OCR reads it off a till slip: "2x", "2X.", "2.x".
-const QTY_TIMES = /^(\d{1,4}(?:[.,]\d{1,3})?)\.?\s*[x×*]\.?\s+(.+)$/i
+const QTY_TIMES = /^(\d{1,4}(?:[.,]\d{1,3})?)\.?\s*[x×*]{1,2}\.?\s+(.+)$/i
 const TIMES_PRICE = /^(.*?)\s*(\d{1,4}(?:[.,]\d{1,3})?)\.?\s*[x×*@]\.?\s*((?:[$€£₹]|RM|Rs\.?)?\s?\d[\d.,]*\d)\s*$/i
 const RULE_LINE = /^[\s\-=_*.~]+$/
 
@@ -146,7 +149,7 @@ const read = (value: string | number | null, confidence: number, t?: Token): Cel
 const none = (): Cell => ({ value: null, confidence: 0 })
 
 const skippable = (t: Token): boolean =>
-  CURRENCY_ONLY.test(t.text) || UNIT_WORDS.test(t.text) || /^\d{1,2}(?:[.,]\d+)?\s?%$|^%$/.test(t.text)
+  currencyOnly(t.text) || UNIT_WORDS.test(t.text) || /^\d{1,2}(?:[.,]\d+)?\s?%$|^%$/.test(t.text)
 
 /** The figures at the end of a row (currency marks and units between them skipped), and the tokens before them. */
 function splitTail(toks: readonly Token[]): { text: Token[]; figures: Token[] } {
@@ -368,7 +371,7 @@ function tillRows(doc: TextDoc, decimal: ',' | '.'): Row[] {
     }
     const amountAt = toks.length - 1 - [...toks].reverse().findIndex((t) => numeric(t) && /[.,]\d{2}\)?$/.test(t.text))
     const amountTok = amountAt < toks.length ? toks[amountAt] : undefined
-    const before = amountTok ? toks.slice(0, amountAt).filter((t) => !CURRENCY_ONLY.test(t.text)) : []
+    const before = amountTok ? toks.slice(0, amountAt).filter((t) => !currencyOnly(t.text)) : []
     const words = before.map((t) => t.text).join(' ')
     const amount = amountTok ? cellNumber(amountTok.text, decimal) : null
     if (amount === null || !/\p{L}{2,}/u.test(words) || amountAt < toks.length - 2) {
