@@ -205,10 +205,11 @@ export function invoicePage(spec: DocSpec, layout: LayoutId, font: PageModel['fo
 /** A till slip: a narrow page of monospace rows. */
 export function receiptPage(spec: ReceiptSpec): PageModel {
   const items: Placed[] = []
+  const pitch = (12 * spec.pitchRows) / spec.rows.length
   spec.rows.forEach(([left, right], i) => {
-    const y = 24 + i * 12
+    const y = 24 + i * pitch
     if (left) items.push({ text: left, x: 10, y, size: 8.5 })
     if (right) items.push({ text: right, x: 215, y, size: 8.5, right: true })
   })
-  return { width: 225, height: 40 + spec.rows.length * 12, font: 'mono', items }
+  return { width: 225, height: 40 + spec.pitchRows * 12, font: 'mono', items }
 }

@@ -17,6 +17,11 @@ export type ReceiptSpec = {
   rows: Array<[string, string]>
   expected: Expected
   items: ItemTruth[]
+  /**
+   * Rows the slip would have without the quantity lines of the `below` style: the page keeps that height (its rows
+   * closer together), so the scan draws as many random numbers as before and every later document stays the same.
+   */
+  pitchRows: number
 }
 
 /**
@@ -236,6 +241,7 @@ export function receiptSpec(r: Rand, id: string, countryIndex: number): ReceiptS
   // The item style has its own seed, so the main stream (dates, totals) stays as it was.
   const style = pick(rng(hashSeed(id)), ITEM_STYLES)
   const truth: ItemTruth[] = []
+  let extraRows = 0
   for (let i = 0; i < int(r, 2, 6); i++) {
     const qty = int(r, 1, 3)
     const price = int(r, 80, 2500) / 100
@@ -246,7 +252,10 @@ export function receiptSpec(r: Rand, id: string, countryIndex: number): ReceiptS
     if (qty === 1) rows.push([name, fmt(line)])
     else if (style === 'prefix') rows.push([`${qty} x ${name}`, fmt(line)])
     else if (style === 'at') rows.push([`${name} ${qty} @ ${fmt(price)}`, fmt(line)])
-    else rows.push([name, fmt(line)], [`  ${qty} x ${fmt(price)}`, ''])
+    else {
+      rows.push([name, fmt(line)], [`  ${qty} x ${fmt(price)}`, ''])
+      extraRows++
+    }
   }
   rows.push(['-'.repeat(WIDTH), ''])
   let total = items
@@ -284,6 +293,7 @@ export function receiptSpec(r: Rand, id: string, countryIndex: number): ReceiptS
     rows,
     expected: { date: date.toISOString().slice(0, 10), amount: paid, currency: shop.currency },
     items: truth,
+    pitchRows: rows.length - extraRows,
   }
 }
 
