@@ -217,4 +217,14 @@ describe('extractLineItems from plain text (no positions)', () => {
     )
     expect(values(data.line_items as LineItem[])).toEqual([['Support plan', 1, 99, 99]])
   })
+
+  it('a declared schema may name a line_items field of its own: the table is read without the invoice extractor', () => {
+    const data = extractFields('PO 77\nItem   Qty   Rate   Total\nBolts M6   100   0.05   5.00\nTotal   5.00', {
+      fields: [
+        { name: 'po', type: 'string', labels: ['PO'] },
+        { name: 'items', type: 'line_items', required: true },
+      ],
+    })
+    expect(values(data.items as LineItem[])).toEqual([['Bolts M6', 100, 0.05, 5]])
+  })
 })

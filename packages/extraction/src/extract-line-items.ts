@@ -43,6 +43,10 @@ const UNIT_WORDS = /^(?:x|×|@|pcs|pc|stk\.?|st\.?|h|hrs?|ea|each|kg|m|uds?\.?)$
 // "2 x", also as OCR reads it off a till slip: "2x", "2X.", "2.x".
 const QTY_TIMES = /^(\d{1,4}(?:[.,]\d{1,3})?)\.?\s*[x×*]{1,2}\.?\s+(.+)$/i
 const TIMES_PRICE = /^(.*?)\s*(\d{1,4}(?:[.,]\d{1,3})?)\.?\s*[x×*@]\.?\s*((?:[$€£₹]|RM|Rs\.?)?\s?\d[\d.,]*\d)\s*$/i
+/** A till's quantity line as OCR may garble it ("3.x:17.38", "2. % 9.38"): a small count, marks, a price. */
+const LOOSE_QTY_LINE = /^(\d{1,2})[\s.:,;%xX×*@]{1,5}(\d{1,4}[.,:]\d{2})$/
+/** "32:52": a decimal point OCR read as a colon, in a till's amount column. */
+const colonDecimal = (text: string): string => text.replace(/^(\d+):(\d{2})$/, '$1.$2')
 const RULE_LINE = /^[\s\-=_*.~]+$/
 
 const round2 = (n: number): number => Math.round(n * 100) / 100
@@ -361,25 +365,30 @@ function tillRows(doc: TextDoc, decimal: ',' | '.'): Row[] {
     }
     const toks = tokens(line, decimal)
     const qtyLine = TIMES_PRICE.exec(line.text.trim())
-    if (qtyLine && !/\p{L}{2,}/u.test(qtyLine[1] ?? '')) {
-      const qty = cellNumber(qtyLine[2] as string, decimal)
-      const price = cellNumber(qtyLine[3] as string, decimal)
+    const loose = qtyLine ? null : LOOSE_QTY_LINE.exec(line.text.trim())
+    if ((qtyLine && !/\p{L}{2,}/u.test(qtyLine[1] ?? '')) || loose) {
+      const qty = cellNumber((qtyLine?.[2] ?? loose?.[1]) as string, decimal)
+      const price = cellNumber(colonDecimal((qtyLine?.[3] ?? loose?.[2]) as string), decimal)
       if (qty !== null && price !== null) {
         below = { qty, price, at: toks[toks.length - 1] }
         continue
       }
     }
+    for (const t of toks) t.text = colonDecimal(t.text)
     const amountAt = toks.length - 1 - [...toks].reverse().findIndex((t) => numeric(t) && /[.,]\d{2}\)?$/.test(t.text))
     const amountTok = amountAt < toks.length ? toks[amountAt] : undefined
     const before = amountTok ? toks.slice(0, amountAt).filter((t) => !currencyOnly(t.text)) : []
     const words = before.map((t) => t.text).join(' ')
     const amount = amountTok ? cellNumber(amountTok.text, decimal) : null
     if (amount === null || !/\p{L}{2,}/u.test(words) || amountAt < toks.length - 2) {
-      // A misread line between the items and the total is passed over; above the items it ends them.
-      if (rows.length || ++skipped > MAX_BLANKS) break
+      // A misread line between the items and the total, or a garbled quantity line (no words) among the items, is
+      // passed over; a line of words that is no item ends them.
+      const garbled = !/\p{L}{2,}/u.test(line.text)
+      if ((rows.length && !garbled) || ++skipped > MAX_BLANKS) break
       below = null
       continue
     }
+    skipped = 0
     const row: Row = {
       description: { value: words, confidence: TILL_CELL, at: spans(before) },
       quantity: none(),
