@@ -11,7 +11,8 @@ export type DocumentLanguage = (typeof DOCUMENT_LANGUAGES)[number]
 
 export const SchemaField = z.strictObject({
   name: z.string().min(1).max(100),
-  type: z.enum(['string', 'number', 'date', 'amount', 'currency']).default('string'),
+  /** `line_items`: an item table, rows `{description, quantity, unit_price, amount}` (DESIGN, Extraction). */
+  type: z.enum(['string', 'number', 'date', 'amount', 'currency', 'line_items']).default('string'),
   labels: z.array(z.string().min(1)).default([]),
   pattern: z
     .string()

@@ -4,7 +4,16 @@ import type { LocaleId } from './corpus-locales.ts'
 import { HOLDOUT_LAYOUTS, invoicePage, receiptPage, TUNED_LAYOUTS, type PageModel } from './corpus-layouts.ts'
 import { RECEIPT_COUNTRIES, receiptSpec } from './corpus-receipts.ts'
 import { renderDocx, renderImage, renderPdf, renderScannedPdf, scanOptions } from './corpus-render.ts'
-import { invoiceSpec, pick, rng, type Expected } from './corpus-spec.ts'
+import {
+  hashSeed,
+  invoiceSpec,
+  itemTruth,
+  pick,
+  rng,
+  type DocSpec,
+  type Expected,
+  type ItemTruth,
+} from './corpus-spec.ts'
 
 export type Split = 'tune' | 'holdout'
 export type Medium = 'pdf' | 'image' | 'scanned-pdf' | 'docx'
@@ -19,11 +28,34 @@ export type CorpusEntry = {
   file: string
   fileType: 'pdf' | 'png' | 'jpeg' | 'docx'
   expected: Expected
+  /** The item table's rows as printed (truth for the line-item score). */
+  items: ItemTruth[]
 }
 
 const LOCALE_IDS: readonly LocaleId[] = ['en-US', 'en-GB', 'en-IN', 'de-DE', 'fr-FR', 'nl-NL', 'es-ES', 'it-IT']
 const MEDIA: readonly Medium[] = ['pdf', 'image', 'pdf', 'docx', 'image', 'scanned-pdf', 'pdf', 'image']
 const FONTS: readonly PageModel['font'][] = ['sans', 'serif', 'sans', 'mono']
+
+/** Second description lines of wrapped items (no numbers, dates or labels, which the key fields must not take). */
+const DETAILS = [
+  '(on site, building B)',
+  'incl. installation and set-up',
+  'for the spring campaign',
+  'as agreed by phone',
+  'extended warranty',
+  'remote, weekday hours',
+]
+
+/**
+ * How one invoice's item table is drawn, from its own seed (the main stream, which draws the key fields, does not
+ * move): a position column, ruled borders, some descriptions wrapped onto a second line.
+ */
+export function decorateItems(spec: DocSpec): DocSpec {
+  const v = rng(hashSeed(spec.id))
+  const wraps = v() < 0.4
+  const lines = spec.lines.map((l) => (wraps && v() < 0.5 ? { ...l, detail: pick(v, DETAILS) } : l))
+  return { ...spec, lines, table: { position: v() < 0.3, bordered: v() < 0.35 } }
+}
 
 /** Sizes and seeds of the two parts. The held-out seed, issuer names and two layouts are never tuned on. */
 export const SPLITS: Record<Split, { seed: number; invoices: number; receipts: number }> = {
@@ -70,14 +102,27 @@ export async function buildCorpus(dir: string, split: Split): Promise<CorpusEntr
     const layout = layouts[(i + Math.floor(i / LOCALE_IDS.length)) % layouts.length] as (typeof layouts)[number]
     const medium = MEDIA[(i * 3 + (split === 'tune' ? 0 : 1)) % MEDIA.length] as Medium
     const id = `${split}-inv-${String(i + 1).padStart(2, '0')}`
-    const spec = invoiceSpec(r, id, localeId, {
-      holdout: split === 'holdout',
-      pdfSafe: medium === 'pdf',
-      reference: layout === 'booking',
-    })
+    const spec = decorateItems(
+      invoiceSpec(r, id, localeId, {
+        holdout: split === 'holdout',
+        pdfSafe: medium === 'pdf',
+        reference: layout === 'booking',
+      }),
+    )
     const font = medium === 'pdf' || medium === 'docx' ? pick(r, FONTS) : pick(r, ['sans', 'serif'] as const)
     const written = await writeMedium(dir, id, medium, invoicePage(spec, layout, font), r, false)
-    entries.push({ id, split, kind: 'invoice', medium, layout, locale: localeId, ...written, expected: spec.expected })
+    const items = itemTruth(spec.lines)
+    entries.push({
+      id,
+      split,
+      kind: 'invoice',
+      medium,
+      layout,
+      locale: localeId,
+      ...written,
+      expected: spec.expected,
+      items,
+    })
   }
   for (let i = 0; i < receipts; i++) {
     const id = `${split}-rct-${String(i + 1).padStart(2, '0')}`
@@ -93,6 +138,7 @@ export async function buildCorpus(dir: string, split: Split): Promise<CorpusEntr
       locale: spec.country,
       ...written,
       expected: spec.expected,
+      items: spec.items,
     })
   }
   await writeFile(join(dir, 'manifest.json'), JSON.stringify(entries, null, 2))

@@ -3,7 +3,15 @@ import { formatNumber, type DocSpec } from './corpus-spec.ts'
 
 /** A piece of text placed on a page: x, y in points from the top left (x is the right edge when `right`). */
 export type Placed = { text: string; x: number; y: number; size: number; bold?: boolean; right?: boolean }
-export type PageModel = { width: number; height: number; font: 'sans' | 'serif' | 'mono'; items: Placed[] }
+/** A ruled line (a table border), in points from the top left. */
+export type Rule = { x0: number; y0: number; x1: number; y1: number }
+export type PageModel = {
+  width: number
+  height: number
+  font: 'sans' | 'serif' | 'mono'
+  items: Placed[]
+  rules?: Rule[]
+}
 
 export type LayoutId =
   | 'classic'
@@ -20,20 +28,39 @@ export const HOLDOUT_LAYOUTS: readonly LayoutId[] = [...TUNED_LAYOUTS, 'label-ta
 
 const A4 = { width: 595, height: 842 }
 
-function itemsTable(spec: DocSpec, top: number, out: Placed[]): number {
+/** Words that head a position column, per locale language (the extractor has its own vocabulary). */
+const POSITION_HEADS: Record<string, string> = { de: 'Pos.', fr: 'N°', nl: 'Nr.', es: 'N.º', it: 'N.', en: '#' }
+
+function drawItems(spec: DocSpec, top: number, out: Placed[], rules: Rule[]): number {
   const [desc, qty, price, amount] = spec.locale.columns
+  const { position = false, bordered = false } = spec.table ?? {}
+  const descX = position ? 78 : 50
   const y0 = top
-  out.push({ text: desc, x: 50, y: y0, size: 9, bold: true })
+  if (position) out.push({ text: POSITION_HEADS[spec.locale.id.slice(0, 2)] ?? '#', x: 50, y: y0, size: 9, bold: true })
+  out.push({ text: desc, x: descX, y: y0, size: 9, bold: true })
   out.push({ text: qty, x: 330, y: y0, size: 9, bold: true, right: true })
   out.push({ text: price, x: 440, y: y0, size: 9, bold: true, right: true })
   out.push({ text: amount, x: 545, y: y0, size: 9, bold: true, right: true })
+  const edges: number[] = [y0 - 11, y0 + 6]
   let y = y0 + 18
-  for (const line of spec.lines) {
-    out.push({ text: line.description, x: 50, y, size: 9 })
+  spec.lines.forEach((line, i) => {
+    if (position) out.push({ text: String(i + 1), x: 50, y, size: 9 })
+    out.push({ text: line.description, x: descX, y, size: 9 })
     out.push({ text: String(line.qty), x: 330, y, size: 9, right: true })
     out.push({ text: formatNumber(line.price, spec.locale), x: 440, y, size: 9, right: true })
     out.push({ text: formatNumber(line.qty * line.price, spec.locale), x: 545, y, size: 9, right: true })
+    if (line.detail) {
+      y += 11
+      out.push({ text: line.detail, x: descX, y, size: 8 })
+    }
+    edges.push(y + 5)
     y += 15
+  })
+  if (bordered) {
+    const bottom = edges[edges.length - 1] as number
+    for (const e of edges) rules.push({ x0: 45, y0: e, x1: 550, y1: e })
+    for (const x of [45, ...(position ? [72] : []), 285, 340, 450, 550])
+      rules.push({ x0: x, y0: y0 - 11, x1: x, y1: bottom })
   }
   return y + 15
 }
@@ -65,6 +92,8 @@ function customerBlock(spec: DocSpec, x: number, y: number, out: Placed[]): void
 /** The page for an invoice in one of the layouts. */
 export function invoicePage(spec: DocSpec, layout: LayoutId, font: PageModel['font']): PageModel {
   const out: Placed[] = []
+  const rules: Rule[] = []
+  const itemsTable = (s: DocSpec, top: number, o: Placed[]): number => drawItems(s, top, o, rules)
   const n = spec.number
   const meta: Array<[string, string]> = [
     ...(n ? [[n.label, n.value] as [string, string]] : []),
@@ -170,16 +199,17 @@ export function invoicePage(spec: DocSpec, layout: LayoutId, font: PageModel['fo
       break
     }
   }
-  return { ...A4, font, items: out }
+  return { ...A4, font, items: out, ...(rules.length ? { rules } : {}) }
 }
 
 /** A till slip: a narrow page of monospace rows. */
 export function receiptPage(spec: ReceiptSpec): PageModel {
   const items: Placed[] = []
+  const pitch = (12 * spec.pitchRows) / spec.rows.length
   spec.rows.forEach(([left, right], i) => {
-    const y = 24 + i * 12
+    const y = 24 + i * pitch
     if (left) items.push({ text: left, x: 10, y, size: 8.5 })
     if (right) items.push({ text: right, x: 215, y, size: 8.5, right: true })
   })
-  return { width: 225, height: 40 + spec.rows.length * 12, font: 'mono', items }
+  return { width: 225, height: 40 + spec.pitchRows * 12, font: 'mono', items }
 }

@@ -1,7 +1,34 @@
-import { formatDate, formatNumber, int, pick, type Expected, type Rand } from './corpus-spec.ts'
+import {
+  formatDate,
+  formatNumber,
+  hashSeed,
+  int,
+  pick,
+  rng,
+  type Expected,
+  type ItemTruth,
+  type Rand,
+} from './corpus-spec.ts'
 
-/** A till slip: lines of monospace text (left part, right part) and what must be read from it. */
-export type ReceiptSpec = { id: string; country: string; rows: Array<[string, string]>; expected: Expected }
+/** A till slip: lines of monospace text (left part, right part), what must be read from it and its item rows. */
+export type ReceiptSpec = {
+  id: string
+  country: string
+  rows: Array<[string, string]>
+  expected: Expected
+  items: ItemTruth[]
+  /**
+   * Rows the slip would have without the quantity lines of the `below` style: the page keeps that height (its rows
+   * closer together), so the scan draws as many random numbers as before and every later document stays the same.
+   */
+  pitchRows: number
+}
+
+/**
+ * How a till prints an item bought more than once: `2 x COFFEE`, the name then `2 x 3.50` on the line below, or
+ * `COFFEE 2 @ 3.50`; the line's amount at the right in each.
+ */
+const ITEM_STYLES = ['prefix', 'below', 'at'] as const
 
 type Shop = {
   country: string
@@ -211,12 +238,24 @@ export function receiptSpec(r: Rand, id: string, countryIndex: number): ReceiptS
   rows.push([`${formatDate(date, pick(r, shop.date), shop.months)} ${time}`, `#${int(r, 1000, 9999)}`])
   rows.push(['', ''])
   let items = 0
+  // The item style has its own seed, so the main stream (dates, totals) stays as it was.
+  const style = pick(rng(hashSeed(id)), ITEM_STYLES)
+  const truth: ItemTruth[] = []
+  let extraRows = 0
   for (let i = 0; i < int(r, 2, 6); i++) {
     const qty = int(r, 1, 3)
     const price = int(r, 80, 2500) / 100
     const line = round2(qty * price)
     items = round2(items + line)
-    rows.push([qty > 1 ? `${qty} x ${pick(r, ITEMS)}` : pick(r, ITEMS), fmt(line)])
+    const name = pick(r, ITEMS)
+    truth.push({ description: name, quantity: qty, unit_price: price, amount: line })
+    if (qty === 1) rows.push([name, fmt(line)])
+    else if (style === 'prefix') rows.push([`${qty} x ${name}`, fmt(line)])
+    else if (style === 'at') rows.push([`${name} ${qty} @ ${fmt(price)}`, fmt(line)])
+    else {
+      rows.push([name, fmt(line)], [`  ${qty} x ${fmt(price)}`, ''])
+      extraRows++
+    }
   }
   rows.push(['-'.repeat(WIDTH), ''])
   let total = items
@@ -253,6 +292,8 @@ export function receiptSpec(r: Rand, id: string, countryIndex: number): ReceiptS
     country: shop.country,
     rows,
     expected: { date: date.toISOString().slice(0, 10), amount: paid, currency: shop.currency },
+    items: truth,
+    pitchRows: rows.length - extraRows,
   }
 }
 

@@ -9,6 +9,8 @@ const PDF_FONTS = {
   serif: [StandardFonts.TimesRoman, StandardFonts.TimesRomanBold],
   mono: [StandardFonts.Courier, StandardFonts.CourierBold],
 } as const
+/** Table rules in scans: the light grey most invoice tools print (black rules make tesseract drop the whole table). */
+const RULE_INK = '#a8a8a8'
 const SVG_FONTS = { sans: 'DejaVu Sans', serif: 'DejaVu Serif', mono: 'DejaVu Sans Mono' } as const
 
 /** A text PDF (pdf-lib, standard fonts): real text layer, positions as laid out. */
@@ -21,6 +23,8 @@ export async function renderPdf(page: PageModel): Promise<Uint8Array> {
     const width = font.widthOfTextAtSize(item.text, item.size)
     p.drawText(item.text, { x: item.right ? item.x - width : item.x, y: page.height - item.y, size: item.size, font })
   }
+  for (const r of page.rules ?? [])
+    p.drawLine({ start: { x: r.x0, y: page.height - r.y0 }, end: { x: r.x1, y: page.height - r.y1 }, thickness: 0.6 })
   return pdf.save()
 }
 
@@ -34,9 +38,15 @@ function svgOf(page: PageModel, scale: number, ink: string): string {
         `${i.right ? ' text-anchor="end"' : ''} xml:space="preserve">${escapeXml(i.text)}</text>`,
     )
     .join('')
+  const rules = (page.rules ?? [])
+    .map(
+      (r) =>
+        `<line x1="${r.x0 * scale}" y1="${r.y0 * scale}" x2="${r.x1 * scale}" y2="${r.y1 * scale}" stroke="${RULE_INK}" stroke-width="${0.5 * scale}"/>`,
+    )
+    .join('')
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" width="${page.width * scale}" height="${page.height * scale}">` +
-    `<rect width="100%" height="100%" fill="#ffffff"/><g font-family="${SVG_FONTS[page.font]}" fill="${ink}">${text}</g></svg>`
+    `<rect width="100%" height="100%" fill="#ffffff"/>${rules}<g font-family="${SVG_FONTS[page.font]}" fill="${ink}">${text}</g></svg>`
   )
 }
 

@@ -26,7 +26,28 @@ export type Expected = {
   tax?: number
 }
 
-export type Line = { description: string; qty: number; price: number }
+/** One item row: `detail` is a second description line (a wrapped description), part of the description's truth. */
+export type Line = { description: string; qty: number; price: number; detail?: string }
+
+/** The line-item truth of a document: what the item table says, row by row (DESIGN, Extraction: `line_items`). */
+export type ItemTruth = { description: string; quantity: number; unit_price: number; amount: number }
+
+/** A small deterministic hash of a string (FNV-1a), to seed a document's own variations without moving the main stream. */
+export function hashSeed(text: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0
+  return h
+}
+
+/** The truth rows of item lines: amount = quantity × unit price, rounded to cents as printed. */
+export function itemTruth(lines: readonly Line[]): ItemTruth[] {
+  return lines.map((l) => ({
+    description: l.detail ? `${l.description} ${l.detail}` : l.description,
+    quantity: l.qty,
+    unit_price: l.price,
+    amount: Math.round(l.qty * l.price * 100) / 100,
+  }))
+}
 
 /** One generated invoice or receipt, before layout. */
 export type DocSpec = {
@@ -43,6 +64,8 @@ export type DocSpec = {
   dueText: string | null
   labels: { date: string; due: string; subtotal: string; tax: string; total: string; billTo: string; title: string }
   lines: Line[]
+  /** How the item table is drawn: a position column (`Pos.`), ruled borders. */
+  table?: { position: boolean; bordered: boolean }
   subtotal: number
   tax: number
   total: number

@@ -1,4 +1,4 @@
-import type { InvoiceFields } from '../src/index.ts'
+import { scalarFields, type InvoiceFields } from '../src/index.ts'
 import type { CorpusEntry } from './build-corpus.ts'
 
 /** What scoring needs of a document: the generated corpus's entries and the real sets' both have it. */
@@ -51,7 +51,7 @@ export function scoreEntry(entry: ScoredEntry, fields: InvoiceFields): Scored {
   }
   // DOCX has no positions; everything else must say where each found value was read.
   const positioned = entry.medium !== 'docx'
-  const found = Object.values(fields).filter((f) => f.value !== null && positioned)
+  const found = Object.values(scalarFields(fields)).filter((f) => f.value !== null && positioned)
   const located = found.filter((f) => f.page !== undefined && f.bbox !== undefined).length
   return { entry, right, misses, judged, located, found: found.length }
 }

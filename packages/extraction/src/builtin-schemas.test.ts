@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest'
 import { BUILTIN_SCHEMAS, INVOICE_FIELDS, resolveSchema, SchemaDefinition } from './index.ts'
 
 describe('BUILTIN_SCHEMAS and resolveSchema', () => {
-  it('has invoice (its eight fields) and generic, both valid schema definitions', () => {
-    expect(BUILTIN_SCHEMAS.invoice.fields.map((f) => f.name)).toEqual([...INVOICE_FIELDS])
+  it('has invoice (its eight fields and line_items) and generic, both valid schema definitions', () => {
+    // DESIGN, Extraction: `invoice` also has `line_items`, an array of rows.
+    expect(BUILTIN_SCHEMAS.invoice.fields.map((f) => f.name)).toEqual([...INVOICE_FIELDS, 'line_items'])
+    expect(BUILTIN_SCHEMAS.invoice.fields.at(-1)).toMatchObject({ type: 'line_items', required: false })
     expect(BUILTIN_SCHEMAS.invoice.fields.find((f) => f.name === 'amount')).toMatchObject({ type: 'amount' })
     expect(BUILTIN_SCHEMAS.generic).toEqual({ builtin: 'generic', fields: [] })
     expect(SchemaDefinition.parse(BUILTIN_SCHEMAS.invoice)).toEqual(BUILTIN_SCHEMAS.invoice)

@@ -32,7 +32,10 @@ function deepFreeze<T>(value: T): T {
  * `generic` has no fixed fields: it returns the key/value pairs found in the text.
  */
 export const BUILTIN_SCHEMAS: Readonly<Record<BuiltinSchemaId, SchemaDefinition>> = deepFreeze({
-  invoice: { builtin: 'invoice', fields: INVOICE_FIELDS.map(invoiceField) },
+  invoice: {
+    builtin: 'invoice',
+    fields: [...INVOICE_FIELDS.map(invoiceField), { name: 'line_items', type: 'line_items', required: false }],
+  },
   generic: { builtin: 'generic', fields: [] },
 })
 

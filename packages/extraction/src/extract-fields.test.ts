@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { BUILTIN_SCHEMAS, extractFields, type ExtractedFields, type SchemaDefinition } from './index.ts'
+import { BUILTIN_SCHEMAS, extractFields, scalarFields, type ExtractedFields, type SchemaDefinition } from './index.ts'
 
 type Expected = Partial<
   Record<
@@ -9,8 +9,8 @@ type Expected = Partial<
 >
 
 function expectInvoice(text: string, expected: Expected): ExtractedFields {
-  const fields = extractFields(text, BUILTIN_SCHEMAS.invoice)
-  expect(Object.keys(fields).sort()).toEqual([
+  const data = extractFields(text, BUILTIN_SCHEMAS.invoice)
+  expect(Object.keys(data).sort()).toEqual([
     'amount',
     'amount_untaxed',
     'currency',
@@ -18,8 +18,10 @@ function expectInvoice(text: string, expected: Expected): ExtractedFields {
     'due_date',
     'invoice_number',
     'issuer',
+    'line_items',
     'tax',
   ])
+  const fields = scalarFields(data)
   for (const [name, value] of Object.entries(expected)) {
     expect(fields[name]?.value, name).toEqual(value)
     if (value === null) expect(fields[name]?.confidence, name).toBe(0)
@@ -409,7 +411,7 @@ Tracking: 1Z999AA10123456784`
   })
 
   it('gives an exact label with a well-formed value more confidence than a guess', () => {
-    const fields = extractFields(text, schema)
+    const fields = scalarFields(extractFields(text, schema))
     expect(fields.po_number!.confidence).toBeGreaterThan(0.85)
     // The currency has no label: it is inferred from "CHF 320.00", so it scores lower.
     expect(fields.currency!.confidence).toBeLessThan(fields.po_number!.confidence)
@@ -422,7 +424,7 @@ Tracking: 1Z999AA10123456784`
         { name: 'total', type: 'amount', labels: ['Total'], pattern: String.raw`Grand sum=(\S+)` },
       ],
     }
-    const fields = extractFields('Invoice No: 42\nRef INV123456\nTotal: 1.234,50 EUR', withPattern)
+    const fields = scalarFields(extractFields('Invoice No: 42\nRef INV123456\nTotal: 1.234,50 EUR', withPattern))
     expect(fields.invoice_number).toEqual({ value: 'INV123456', confidence: 0.95 })
     expect(fields.total?.value).toBe(1234.5)
   })

@@ -1,4 +1,5 @@
 import { extractGeneric } from './extract-generic.ts'
+import { findLineItems } from './extract-line-items.ts'
 import type { DocumentInput, DocumentSource } from './document-source.ts'
 import { documentDateOrder, extractInvoice, INVOICE_FIELDS, toSource, type InvoiceField } from './extract-invoice.ts'
 import { bestCandidate, collectCandidates, type FieldSpec } from './field-candidates.ts'
@@ -8,13 +9,17 @@ import { inferCurrency } from './normalise-currency.ts'
 import { normaliseFieldValue, type DateReading } from './normalise-field-value.ts'
 import {
   NOT_FOUND,
-  type ExtractedFields,
+  type ExtractedData,
   type FieldDefinition,
+  type FieldType,
   type FieldValue,
   type SchemaDefinition,
 } from './schema.ts'
 import { toTextDoc } from './text-lines.ts'
 
+/** A field holding one value (not an item table). */
+type ScalarField = FieldDefinition & { type: FieldType }
+const isScalar = (f: FieldDefinition): f is ScalarField => f.type !== 'line_items'
 const isInvoiceField = (name: string): name is InvoiceField => (INVOICE_FIELDS as readonly string[]).includes(name)
 const ID_NAME = /(?:^|_)(?:number|no|nr|num|id|ref|reference|code)$/i
 const conf = (n: number): number => Math.round(Math.max(0, Math.min(1, n)) * 100) / 100
@@ -28,7 +33,7 @@ function humanise(name: string): string {
 }
 
 /** How a declared field is read: its own labels, else its humanised name (plus the built-in synonyms for invoice field names). */
-function specFor(field: FieldDefinition): FieldSpec {
+function specFor(field: ScalarField): FieldSpec {
   const builtin = isInvoiceField(field.name) ? INVOICE_FIELD_SPECS.find((s) => s.name === field.name) : undefined
   const own = (field.labels ?? []).map((text) => ({ text, weight: 0.92 }))
   const labels = own.length
@@ -75,6 +80,7 @@ function patternValue(
 }
 
 function typedPatternValue(raw: string, field: FieldDefinition, order: DateReading): FieldValue | null {
+  if (!isScalar(field)) return null
   const typed = normaliseFieldValue(raw, field.type, order)
   return typed ? { value: typed.value, confidence: conf(0.95 * typed.quality) } : null
 }
@@ -92,13 +98,13 @@ function typedPatternValue(raw: string, field: FieldDefinition, order: DateReadi
  * - A currency field that no label finds falls back to the currency the document uses.
  * Values: dates YYYY-MM-DD, amounts and numbers as JSON numbers, currencies ISO 4217 codes.
  */
-export function extractFields(input: string | DocumentInput, schema: SchemaDefinition): ExtractedFields {
+export function extractFields(input: string | DocumentInput, schema: SchemaDefinition): ExtractedData {
   const source = toSource(input)
   const text = source.text
   const doc = toTextDoc(text, source.xRange)
   const docCurrency = inferCurrency(doc.text)
   const order = documentDateOrder(doc.text, docCurrency?.code)
-  const result: ExtractedFields = schema.builtin === 'generic' ? extractGeneric(text) : {}
+  const result: ExtractedData = schema.builtin === 'generic' ? extractGeneric(text) : {}
 
   const viaInvoice = schema.builtin === 'invoice'
   let invoice: ReturnType<typeof extractInvoice> | undefined
@@ -116,7 +122,7 @@ export function extractFields(input: string | DocumentInput, schema: SchemaDefin
     if (schema.fields.length === 0) Object.assign(result, invoice)
   }
 
-  const byLabel = schema.fields.filter((f) => !(invoice && isInvoiceField(f.name)))
+  const byLabel = schema.fields.filter(isScalar).filter((f) => !(invoice && isInvoiceField(f.name)))
   const specs = byLabel.map(specFor)
   const { candidates } = collectCandidates(
     { doc, dateOrder: order.order, dateOrderGuessed: order.guessed },
@@ -125,6 +131,11 @@ export function extractFields(input: string | DocumentInput, schema: SchemaDefin
   )
 
   for (const field of schema.fields) {
+    if (field.type === 'line_items') {
+      // The item table: the invoice extractor's rows (checked against its totals), else read on their own.
+      result[field.name] = invoice?.line_items ?? findLineItems(source, doc)
+      continue
+    }
     const patterned = fromPattern(source, field, order)
     if (patterned) {
       result[field.name] = patterned

@@ -5,9 +5,10 @@ import { isOtherDate } from './date-roles.ts'
 import { cleanIssuer, findIssuerByLayout } from './find-issuer.ts'
 import { INVOICE_AUX_SPECS, INVOICE_FIELD_SPECS, INVOICE_STOP_LABELS } from './invoice-labels.ts'
 import { reconcileTotals } from './invoice-totals.ts'
+import { findLineItems } from './extract-line-items.ts'
 import { inferCurrency } from './normalise-currency.ts'
 import { findDates, type FoundDate, inferDateOrder, type DateOrder } from './normalise-date.ts'
-import type { FieldValue } from './schema.ts'
+import type { FieldValue, LineItem } from './schema.ts'
 import { toTextDoc } from './text-lines.ts'
 
 export const INVOICE_FIELDS = [
@@ -21,7 +22,7 @@ export const INVOICE_FIELDS = [
   'currency',
 ] as const
 export type InvoiceField = (typeof INVOICE_FIELDS)[number]
-export type InvoiceFields = Record<InvoiceField, FieldValue>
+export type InvoiceFields = Record<InvoiceField, FieldValue> & { line_items: LineItem[] }
 
 /** Currencies written with a bare "$". */
 const DOLLARS = new Set(['USD', 'AUD', 'CAD', 'NZD', 'SGD', 'HKD', 'MXN'])
@@ -234,5 +235,6 @@ export function extractInvoice(
     amount_untaxed: field(untaxed),
     tax: field(tax),
     currency: field(currency),
+    line_items: findLineItems(source, doc, [untaxed?.value, amount?.value]),
   }
 }

@@ -47,6 +47,7 @@ export { pdfPageWords } from './pdf-page-words.ts'
 export { wordsFromTsv } from './ocr-words.ts'
 export { extractInvoice, INVOICE_FIELDS, type InvoiceField, type InvoiceFields } from './extract-invoice.ts'
 export { extractGeneric, toSnakeCase } from './extract-generic.ts'
+export { extractLineItems, findLineItems, lineItemsSum } from './extract-line-items.ts'
 export {
   BUILTIN_SCHEMAS,
   BUILTIN_SCHEMA_IDS,
@@ -59,10 +60,13 @@ export {
   FieldDefinition,
   FieldType,
   NOT_FOUND,
+  scalarFields,
   SchemaDefinition,
   SplitMode,
+  type ExtractedData,
   type ExtractedFields,
   type FieldValue,
+  type LineItem,
 } from './schema.ts'
 export { normaliseDate, findDates, inferDateOrder, type DateOrder, type FoundDate } from './normalise-date.ts'
 export { normaliseAmount, findAmounts, parseNumber, type FoundAmount } from './normalise-amount.ts'

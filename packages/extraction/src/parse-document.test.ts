@@ -4,6 +4,7 @@ import {
   BUILTIN_SCHEMAS,
   createOcrEngine,
   extractFields,
+  scalarFields,
   findPdftoppm,
   parseDocument,
   parsePdfTextLayer,
@@ -100,7 +101,7 @@ describe.skipIf(!FONT_AVAILABLE)('parseDocument', { timeout: 60_000 }, () => {
     )
     const { pages } = await parseDocument(path, 'pdf', { ocr })
     expect(pages[0]).toMatch(/^Invoice Number {2,}C-2024-77\nIssue Date {2,}2024-02-29\nAmount Due {2,}USD 412\.30$/)
-    const fields = extractFields(pages[0]!, BUILTIN_SCHEMAS.invoice)
+    const fields = scalarFields(extractFields(pages[0]!, BUILTIN_SCHEMAS.invoice))
     expect(fields.invoice_number?.value).toBe('C-2024-77')
     expect(fields.date?.value).toBe('2024-02-29')
     expect(fields.amount?.value).toBe(412.3)
@@ -112,7 +113,7 @@ describe.skipIf(!FONT_AVAILABLE)('parseDocument', { timeout: 60_000 }, () => {
     const parsed = await parseDocument(path, 'png', { ocr })
     expect(parsed.ocrPages).toEqual([1])
     expect(parsed.pages).toHaveLength(1)
-    const fields = extractFields(parsed.pages[0]!, BUILTIN_SCHEMAS.invoice)
+    const fields = scalarFields(extractFields(parsed.pages[0]!, BUILTIN_SCHEMAS.invoice))
     expect(fields.invoice_number).toMatchObject({ value: 'NW-58213' })
     expect(fields.amount).toMatchObject({ value: 1380 })
     expect(fields.amount_untaxed?.value).toBe(1150)
@@ -124,7 +125,7 @@ describe.skipIf(!FONT_AVAILABLE)('parseDocument', { timeout: 60_000 }, () => {
     expect(fields.amount!.confidence).toBeGreaterThan(0.8)
 
     // From the parsed document (OCR words with boxes) each value also says where it was read.
-    const located = extractFields(parsed, BUILTIN_SCHEMAS.invoice)
+    const located = scalarFields(extractFields(parsed, BUILTIN_SCHEMAS.invoice))
     expect(located.amount).toMatchObject({ value: 1380, page: 1 })
     expect(located.invoice_number).toMatchObject({ value: 'NW-58213', page: 1 })
     const bbox = located.amount!.bbox

@@ -14,7 +14,8 @@ function compiles(pattern: string): boolean {
 
 export const FieldDefinition = z.object({
   name: z.string().min(1).max(100),
-  type: FieldType,
+  /** A value type, or `line_items`: an array of rows `{description, quantity, unit_price, amount}` (an item table). */
+  type: z.union([FieldType, z.literal('line_items')]),
   /** Words that label the field in a document ("Invoice No", "Invoice #"). Default: the name, humanised. */
   labels: z.array(z.string().min(1).max(100)).max(50).optional(),
   /** A regex (case-insensitive, multiline); its first capture group (or whole match) is the value. */
@@ -54,6 +55,24 @@ export type FieldValue = {
   bbox?: [number, number, number, number]
 }
 
+/** One row of an item table, each cell a field value (DESIGN, Extraction: `line_items`). */
+export type LineItem = {
+  description: FieldValue
+  quantity: FieldValue
+  unit_price: FieldValue
+  amount: FieldValue
+}
+
 export type ExtractedFields = Record<string, FieldValue>
 
+/** What a schema's extraction returns: field values, and `line_items` rows for a field of that type. */
+export type ExtractedData = Record<string, FieldValue | LineItem[]>
+
 export const NOT_FOUND: Readonly<FieldValue> = Object.freeze({ value: null, confidence: 0 })
+
+/** Extracted data without its item tables: the single-valued fields, for code that reads values one by one. */
+export function scalarFields(data: ExtractedData): ExtractedFields {
+  const out: ExtractedFields = {}
+  for (const [name, v] of Object.entries(data)) if (!Array.isArray(v)) out[name] = v
+  return out
+}

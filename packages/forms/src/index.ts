@@ -25,6 +25,7 @@ export {
   presentCursorPage,
   ExtractedData,
   ExtractedField,
+  LineItem,
   NumberedPage,
   Timestamp,
   WebhookStatus,

@@ -28,7 +28,22 @@ export const ExtractedField = z
   })
   .describe('One extracted field.')
 
-export const ExtractedData = z.record(z.string(), ExtractedField).describe('Extracted fields by name.')
+/** One row of an item table (`line_items`), each cell a field value (DESIGN, Extraction). */
+export const LineItem = z
+  .object({
+    description: ExtractedField,
+    quantity: ExtractedField,
+    unit_price: ExtractedField,
+    amount: ExtractedField,
+  })
+  .describe('One row of an item table: quantity, unit_price and amount are numbers; each cell says where it was read.')
+
+export const ExtractedData = z
+  .record(
+    z.string(),
+    z.union([ExtractedField, z.array(LineItem).describe('An item table (`line_items` of the invoice schema).')]),
+  )
+  .describe('Extracted fields by name; `line_items` is an array of rows.')
 
 export const WebhookStatus = z
   .enum(['active', 'failing'])

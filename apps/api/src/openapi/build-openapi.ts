@@ -1,5 +1,5 @@
 import { type DomainErrorCode, PipelineDefinition } from '@quire/domain'
-import type { ApiForm } from '@quire/forms'
+import { type ApiForm, ExtractedField, LineItem } from '@quire/forms'
 import { z } from 'zod'
 import { INTERNAL_ERROR_CODE } from '../http/errors.ts'
 import { bodiesOf, type BodySpec, declaredErrors, forForm, type RouteSpec } from '../routes/route.ts'
@@ -255,6 +255,9 @@ export function buildOpenApi(routes: readonly RouteSpec[], form: ApiForm, opts: 
   components.ref('FlatError', FlatError, 'output')
   components.ref('NestedError', NestedError, 'output')
   components.ref('PipelineDefinition', PipelineDefinition, 'input')
+  // Extracted data refers to these by name (a document's `data`, Form B's `result`).
+  components.ref('FieldValue', ExtractedField, 'output')
+  components.ref('LineItem', LineItem, 'output')
   const paths: Record<string, Record<string, Json>> = {}
   for (const spec of routes) {
     paths[spec.path] ??= {}

@@ -9,7 +9,7 @@ import {
 import type { Db, Tx } from '@quire/db'
 import { outbox, type Priority } from '@quire/queues'
 import { recordEvents } from '../events/record-event.ts'
-import { correctedValues } from './corrected-values.ts'
+import { type Correction, correctedValues } from './corrected-values.ts'
 import { documentNotFound } from './get-document.ts'
 import { lockJob, transitionJob } from '../jobs/job-transitions.ts'
 import { reviewProblems } from '../stages/validate.stage.ts'
@@ -31,7 +31,7 @@ export async function reviewDocument(opts: {
   workspaceId: string
   documentId: string
   action: ReviewAction
-  corrections?: Record<string, string | number | null>
+  corrections?: Readonly<Record<string, Correction>>
 }) {
   await opts.db.$transaction(async (tx) => {
     const found = await tx.$queryRaw<{ job_id: string }[]>`

@@ -2,6 +2,9 @@ import { leafDocuments, type StageExecutor } from './stage-context.ts'
 
 type FieldValue = { value: unknown; confidence: number }
 
+const tidy = (v: FieldValue): FieldValue =>
+  typeof v.value === 'string' ? { ...v, value: v.value.replace(/\s+/g, ' ').trim() } : v
+
 /** Optional clean-up of extracted values (whitespace), enabled per pipeline. */
 export const postProcessingStage: StageExecutor = {
   stage: 'post_processing',
@@ -9,10 +12,13 @@ export const postProcessingStage: StageExecutor = {
   enabled: (definition) => definition.post_processing.enabled,
   async run({ job }) {
     const cleaned = leafDocuments(job).map((doc) => {
-      const data = (doc.data ?? {}) as Record<string, FieldValue>
-      const out: Record<string, FieldValue> = {}
+      const data = (doc.data ?? {}) as Record<string, FieldValue | Array<Record<string, FieldValue>>>
+      const out: Record<string, FieldValue | Array<Record<string, FieldValue>>> = {}
       for (const [k, v] of Object.entries(data)) {
-        out[k] = typeof v.value === 'string' ? { ...v, value: v.value.replace(/\s+/g, ' ').trim() } : v
+        // An item table (`line_items`): each row's cells as the single fields.
+        out[k] = Array.isArray(v)
+          ? v.map((row) => Object.fromEntries(Object.entries(row).map(([c, cell]) => [c, tidy(cell)])))
+          : tidy(v)
       }
       return { id: doc.id, data: out }
     })

@@ -32,4 +32,46 @@ describe('reviewProblems: why validate parks a document', () => {
   it('some fields not found, the found ones above the bar: not parked (an invoice need not carry every field)', () => {
     expect(reviewProblems(invoice({ [INVOICE_FIELDS[0]!]: 0.99 }), withBar(0.5))).toEqual([])
   })
+
+  describe('line_items (an item table; its confidence counts only when the schema requires it)', () => {
+    const row = (confidence: number) => ({
+      description: { value: 'Cables', confidence },
+      quantity: { value: 2, confidence },
+      unit_price: { value: 5, confidence },
+      amount: { value: 10, confidence },
+    })
+    const requiring = (min_confidence: number) =>
+      PipelineDefinition.parse({
+        review: { min_confidence },
+        schemas: {
+          inv: {
+            fields: [
+              { name: 'total', type: 'amount' },
+              { name: 'line_items', type: 'line_items', required: true },
+            ],
+          },
+        },
+      })
+
+    it('a low cell does not park a built-in invoice (line_items not required); a table with rows counts as found', () => {
+      const doc = { schemaId: 'invoice', data: { ...invoice({}).data, line_items: [row(0.3)] } }
+      expect(reviewProblems(doc, withBar(0.9))).toEqual([])
+    })
+
+    it('a required table parks the document when empty or when a found cell is below the bar', () => {
+      const total = { value: 10, confidence: 0.99 }
+      expect(reviewProblems({ schemaId: 'inv', data: { total, line_items: [] } }, requiring(0))).toEqual([
+        'line_items: required field not found',
+      ])
+      expect(
+        reviewProblems({ schemaId: 'inv', data: { total, line_items: [row(0.99), row(0.5)] } }, requiring(0.9)),
+      ).toEqual([
+        'line_items[1].description: confidence 0.5 below 0.9',
+        'line_items[1].quantity: confidence 0.5 below 0.9',
+        'line_items[1].unit_price: confidence 0.5 below 0.9',
+        'line_items: 1 more cells below 0.9',
+      ])
+      expect(reviewProblems({ schemaId: 'inv', data: { total, line_items: [row(0.95)] } }, requiring(0.9))).toEqual([])
+    })
+  })
 })

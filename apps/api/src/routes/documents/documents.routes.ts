@@ -4,25 +4,29 @@ import { Document } from '../../openapi/resource-schemas.ts'
 import { defineRoute } from '../route.ts'
 
 const CorrectedValue = z.union([z.string(), z.number(), z.null()])
+/** A value bare or in the shape the document shows it (`{value, confidence?}`; a sent confidence is ignored). */
+const CorrectedCell = z.union([
+  CorrectedValue,
+  z.strictObject({ value: CorrectedValue, confidence: z.number().min(0).max(1).optional() }).transform((v) => v.value),
+])
+/** One row of a corrected item table; its cells are checked and normalised in core (correctedValues). */
+const CorrectedLineItem = z.strictObject({
+  description: CorrectedCell.optional(),
+  quantity: CorrectedCell.optional(),
+  unit_price: CorrectedCell.optional(),
+  amount: CorrectedCell.optional(),
+})
 
 export const ReviewDocumentRequest = z.strictObject({
   action: z.enum(['approve', 'reject', 'escalate']),
   /**
    * Corrected values by field name; they replace the extracted ones with confidence 1 (null: not found, confidence
    * 0). A value may come bare or in the shape the document shows it (`{value, confidence?}`; a sent confidence is
-   * ignored: a correction is certain). Names and values are checked against the schema in core (correctedValues).
+   * ignored: a correction is certain). A `line_items` field takes the whole table: an array of rows
+   * `{description, quantity, unit_price, amount}`, each cell bare or `{value}`; it replaces the extracted rows.
+   * Names and values are checked against the schema in core (correctedValues).
    */
-  data: z
-    .record(
-      z.string().min(1),
-      z.union([
-        CorrectedValue,
-        z
-          .strictObject({ value: CorrectedValue, confidence: z.number().min(0).max(1).optional() })
-          .transform((v) => v.value),
-      ]),
-    )
-    .optional(),
+  data: z.record(z.string().min(1), z.union([CorrectedCell, z.array(CorrectedLineItem).max(1000)])).optional(),
 })
 const DOCUMENT_ID = { id: 'Document id.' }
 
@@ -51,7 +55,7 @@ export const DOCUMENT_ROUTES = [
     tag: 'Documents',
     summary: 'Review a document',
     description:
-      "Approve (optionally with corrected values, which get confidence 1), reject or escalate a document parked for review (`in_review` or `escalated`). Corrections name fields of the document's schema (any name for `generic`) and are normalised like extracted values (dates `YYYY-MM-DD`, amounts numbers, currencies ISO 4217); a null correction reads as not found (`{value: null, confidence: 0}`); anything else is 400 `INVALID_PARAMETER`. A document of a cancelled, failed or timed-out job takes no review (409). Form B webhooks receive `review.approved`, `review.rejected` or `review.escalated`.",
+      "Approve (optionally with corrected values, which get confidence 1), reject or escalate a document parked for review (`in_review` or `escalated`). Corrections name fields of the document's schema (any name for `generic`) and are normalised like extracted values (dates `YYYY-MM-DD`, amounts numbers, currencies ISO 4217); a null correction reads as not found (`{value: null, confidence: 0}`); `line_items` takes an array of rows `{description, quantity, unit_price, amount}` (cells bare or `{value}`) that replaces the whole table, each cell normalised (numbers for quantity, unit_price and amount) with confidence 1; anything else is 400 `INVALID_PARAMETER`. A document of a cancelled, failed or timed-out job takes no review (409). Form B webhooks receive `review.approved`, `review.rejected` or `review.escalated`.",
     auth: 'key',
     scopes: ['documents:review'],
     pathParams: DOCUMENT_ID,
