@@ -43,10 +43,10 @@ const Env = SharedEnv.extend({
   QUIRE_REQUEUE_AFTER_MS: intEnv({ min: 100, default: 300_000 }),
   QUIRE_OCR_WORKERS: intEnv({ min: 1, default: 1 }),
   /**
-   * Which OCR engine reads scans (packages/extraction README, "OCR engines"): `paddle` (default; PaddleOCR
-   * PP-OCRv4, the most fields right on real receipts, 1.2x tesseract's CPU and about 300 MB more per parse process),
-   * `tesseract` (fastest; reads ö, ß, ç, ñ), `combined` (tesseract, then Paddle on the figures it doubts),
-   * `tesseract-prep`.
+   * Which OCR engine reads scans (packages/extraction README, "OCR engines"): `fused` (default; tesseract and
+   * PaddleOCR PP-OCRv4 both read each page and extraction fuses their fields: the most fields right on real receipts,
+   * the CPU of both), `paddle` (one reading, about half the CPU), `tesseract` (fastest; reads ö, ß, ç, ñ),
+   * `combined` (tesseract, then Paddle on the figures it doubts), `tesseract-prep`.
    */
   QUIRE_OCR_ENGINE: z
     .enum(OCR_ENGINES, { error: `expected one of ${OCR_ENGINES.join(', ')}` })
