@@ -30,6 +30,7 @@ import {
 import { buildCorpus, type Split } from './build-corpus.ts'
 import { loadRealCorpus } from './real-corpus.ts'
 import { type Scored, type ScoredEntry, scoreEntry, summarise } from './score-eval.ts'
+import { type LineItemScore, scoreLineItems, summariseLineItems } from './score-line-items.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const args = process.argv.slice(2)
@@ -85,6 +86,7 @@ function extracted(doc: ParsedDocument): InvoiceFields {
 }
 const timing = { text: { pages: 0, ms: 0 }, ocr: { pages: 0, ms: 0 } }
 const scored: Scored[] = []
+const lineItems: LineItemScore[] = []
 
 type ToParse = { id: string; file: string; fileType: FileType; medium: string }
 
@@ -114,7 +116,9 @@ try {
     const entries = await buildCorpus(dir, split)
     for (const entry of entries) {
       const doc = await parsed(entry, dir)
-      scored.push(scoreEntry(entry, extracted(doc)))
+      const fields = extracted(doc)
+      scored.push(scoreEntry(entry, fields))
+      lineItems.push(scoreLineItems(entry, fields.line_items))
       process.stdout.write('.')
     }
     process.stdout.write('\n')
@@ -146,7 +150,13 @@ try {
 const perSecond = (t: { pages: number; ms: number }): number | null =>
   t.pages > 0 ? Math.round((t.pages / (t.ms / 1000)) * 100) / 100 : null
 const speed = { text_pdf_pages_per_second: perSecond(timing.text), ocr_pages_per_second: perSecond(timing.ocr) }
-const report = { generated_at: new Date().toISOString(), ...summarise(scored), speed }
+const report = {
+  generated_at: new Date().toISOString(),
+  engine,
+  ...summarise(scored),
+  line_items: summariseLineItems(lineItems),
+  speed,
+}
 
 for (const [split, parts] of Object.entries(report.splits)) {
   for (const [kind, s] of Object.entries(parts)) {
@@ -164,6 +174,10 @@ for (const [language, s] of Object.entries(report.languages)) {
     `generated invoices, ${language} (${s.documents}): ${fields}; all key fields ${(s.all_key_fields * 100).toFixed(1)}%`,
   )
 }
+for (const [kind, prf] of Object.entries(report.line_items.by_kind))
+  console.log(
+    `line items, generated ${kind}s (${prf.documents}): cell F1 ${(prf.f1 * 100).toFixed(1)}% (precision ${(prf.precision * 100).toFixed(1)}%, recall ${(prf.recall * 100).toFixed(1)}%)`,
+  )
 for (const [split, rows] of Object.entries(report.calibration)) {
   console.log(`calibration, ${split}: confidence band → fields, share right`)
   for (const row of rows)
