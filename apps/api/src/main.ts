@@ -1,4 +1,4 @@
-import { ensurePlatformPipelines } from '@quire/core'
+import { createPageRenderer, ensurePlatformPipelines } from '@quire/core'
 import { createPrisma } from '@quire/db'
 import { createQueueSet, createRedis, startDirectDispatch, startOutboxRelay, watchRedisDown } from '@quire/queues'
 import { createBlobStore } from '@quire/storage'
@@ -38,12 +38,14 @@ const direct = startDirectDispatch({
 })
 
 await ensurePlatformPipelines(db)
+const pages = createPageRenderer()
 const uploadSweep = startUploadSweep({ dir: config.uploadDir, olderThanMs: config.uploadStaleMs, log })
 
 const app = createApp(
   {
     db,
     blobs: createBlobStore(config.blobStore),
+    pages,
     secrets,
     config,
     log,
@@ -84,6 +86,7 @@ async function shutdown(signal: string) {
     server.closeAllConnections()
   }
   uploadSweep.stop()
+  await pages.close()
   await direct.stop()
   relayKick.flush()
   await relay.stop()
