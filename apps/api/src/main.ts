@@ -8,6 +8,7 @@ import { openProcessSecretBox, SECRET_LOG_REDACT_PATHS } from '@quire/secrets'
 import { createApp } from './app.ts'
 import { config } from './config.ts'
 import { queueDashboard } from './dashboard.ts'
+import { reviewDesk } from './review-desk.ts'
 import { throttleKicks } from './relay-kick.ts'
 import { startUploadSweep } from './http/upload-sweep.ts'
 import { answerClientErrors } from './http/client-error.ts'
@@ -54,7 +55,7 @@ const app = createApp(
     pingRedis: () => redis.ping(),
     redisDown,
   },
-  [queueDashboard({ queues, adminToken: config.adminToken, log })],
+  [queueDashboard({ queues, adminToken: config.adminToken, log }), reviewDesk()],
 )
 const server = app.listen(config.port, config.host, () => {
   const addr = server.address()
