@@ -23,8 +23,20 @@ export function DocumentView(props: {
   helpOpen: boolean
 }) {
   const [doc, setDoc] = useState<DeskDocument | null>(null)
-  const [edits, setEdits] = useState<Record<string, string>>({})
-  const [selected, setSelected] = useState<string | null>(null)
+  const [edits, setEditsState] = useState<Record<string, string>>({})
+  const [selected, setSelectedState] = useState<string | null>(null)
+  // Keys can come faster than renders: the key handler reads the latest selection and typing from these refs, which
+  // change with the state at once, never from a render's closure.
+  const editsRef = useRef(edits)
+  const selectedRef = useRef(selected)
+  const setEdits = (next: (all: Record<string, string>) => Record<string, string>) => {
+    editsRef.current = next(editsRef.current)
+    setEditsState(editsRef.current)
+  }
+  const setSelected = (name: string | null) => {
+    selectedRef.current = name
+    setSelectedState(name)
+  }
   const [message, setMessage] = useState<{ kind: 'error' | 'info'; text: string } | null>(null)
   const [busy, setBusy] = useState(false)
   const inputs = useRef<Record<string, HTMLInputElement | null>>({})
@@ -48,7 +60,7 @@ export function DocumentView(props: {
     if (!doc || busy) return
     const data: Record<string, unknown> = {}
     for (const [name, field] of fields) {
-      const text = edits[name]
+      const text = editsRef.current[name]
       if (text === undefined || text === shown(field.value)) continue
       const parsed = parseInput(fieldKind(name, field), text)
       if (!parsed.ok) {
@@ -89,14 +101,15 @@ export function DocumentView(props: {
         ev.preventDefault()
         return
       }
-      const at = selected ? names.indexOf(selected) : -1
+      const current = selectedRef.current
+      const at = current ? names.indexOf(current) : -1
       if (ev.key === 'j') props.onMove(1)
       else if (ev.key === 'k') props.onMove(-1)
       else if (ev.key === 'f') setSelected(names[(at + 1) % names.length] ?? null)
       else if (ev.key === 'F') setSelected(names[(at - 1 + names.length) % names.length] ?? null)
-      else if (ev.key === 'Enter' && selected) {
-        inputs.current[selected]?.focus()
-        inputs.current[selected]?.select()
+      else if (ev.key === 'Enter' && current) {
+        inputs.current[current]?.focus()
+        inputs.current[current]?.select()
       } else if (ev.key === 'a') void decide('approve')
       else if (ev.key === 'r') void decide('reject')
       else if (ev.key === 'e') void decide('escalate')

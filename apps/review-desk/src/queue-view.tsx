@@ -33,19 +33,24 @@ export function QueueView(props: {
     if (d.schema_id) seen.current.schemas.add(d.schema_id)
   }
   const rows = useRef<HTMLTableSectionElement>(null)
+  // The key handler reads the latest selection (keys can come faster than renders).
+  const at = useRef(selected)
+  at.current = selected
 
   useEffect(() => {
     const onKey = (ev: KeyboardEvent) => {
       if (props.helpOpen || isTyping(ev) || ev.ctrlKey || ev.metaKey || ev.altKey) return
-      if (ev.key === 'j' || ev.key === 'ArrowDown') props.onSelect(Math.min(selected + 1, items.length - 1))
-      else if (ev.key === 'k' || ev.key === 'ArrowUp') props.onSelect(Math.max(selected - 1, 0))
-      else if (ev.key === 'Enter' && items[selected]) props.onOpen(items[selected].id)
+      const i = at.current
+      if (ev.key === 'j' || ev.key === 'ArrowDown') at.current = Math.min(i + 1, items.length - 1)
+      else if (ev.key === 'k' || ev.key === 'ArrowUp') at.current = Math.max(i - 1, 0)
+      else if (ev.key === 'Enter' && items[i]) props.onOpen(items[i].id)
       else return
+      if (at.current !== i) props.onSelect(at.current)
       ev.preventDefault()
     }
     window.addEventListener('keydown', onKey)
     return () => window.removeEventListener('keydown', onKey)
-  }, [items, selected, props.helpOpen])
+  }, [items, props.helpOpen])
 
   useEffect(() => {
     rows.current?.querySelector<HTMLElement>('[aria-selected="true"]')?.scrollIntoView({ block: 'nearest' })
