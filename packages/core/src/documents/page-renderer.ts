@@ -13,6 +13,12 @@ const CHILD_ENTRY = fileURLToPath(
   new URL(`./page-image.child${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
 )
 
+// Running from sources (tests, `npm start`): a process started without tsx (a vitest worker) gives it to the child.
+const SOURCE_ARGS =
+  CHILD_ENTRY.endsWith('.ts') && !process.execArgv.some((a) => a.includes('tsx'))
+    ? ['--conditions=@quire/source', '--import', 'tsx']
+    : []
+
 type Reply =
   | { id: number; ok: true; png: Uint8Array }
   | { id: number; ok: false; error: { message: string; code?: ExtractionErrorCode } }
@@ -29,6 +35,7 @@ export function createPageRenderer(opts: { maxOldSpaceMb?: number } = {}): PageR
   const start = () => {
     const c = fork(CHILD_ENTRY, [], {
       execArgv: [
+        ...SOURCE_ARGS,
         ...process.execArgv.filter((a) => !a.startsWith('--max-old-space-size') && !a.startsWith('--max-semi')),
         `--max-old-space-size=${opts.maxOldSpaceMb ?? 1024}`,
       ],
