@@ -12,7 +12,7 @@ import { type Browser, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { invoicePdf } from '../fixtures/make-fixtures.ts'
 import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
-import { useStackWithReceiver } from './stack.ts'
+import { ADMIN_TOKEN, useStackWithReceiver } from './stack.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
 const CHROMIUM_ARGS = [
@@ -168,6 +168,12 @@ describe('review desk API (DESIGN: Review desk)', () => {
     const stranger = await newWorkspace(base, 'B')
     const foreign = await call(base, 'GET', `/v1/documents/${first.docId}/pages/1`, { key: stranger.key })
     expect(foreign.status).toBe(404)
+    // Declared once in the route registry: both forms' API descriptions carry them with their scope.
+    for (const form of ['A', 'B']) {
+      const doc = (await call(base, 'GET', `/v1/openapi.json?form=${form}`)).body
+      expect(doc.paths['/v1/documents'].get.operationId).toBe('listDocuments')
+      expect(doc.paths['/v1/documents/{id}/pages/{n}'].get.responses['200'].content).toHaveProperty(['image/png'])
+    }
     const noScope = await newWorkspace(base, 'B', { scopes: ['jobs:read'] })
     expect((await call(base, 'GET', '/v1/documents', { key: noScope.key })).status).toBe(403)
   }, 240_000)
@@ -312,6 +318,25 @@ describe('review desk in a browser (DESIGN: Review desk; spec: POST /v1/document
     const reviewOnly = await newWorkspace(base, 'B', { scopes: ['documents:review'] })
     expect((await tryKey(reviewOnly.key)).text).toContain('insufficient_scope')
     for (const k of [readOnly.key, reviewOnly.key]) expect(urls.some((u) => u.includes(k))).toBe(false)
+
+    // The operator's way in: the admin token and a workspace id; the desk issues a key for that workspace.
+    const operator = await browser.newContext()
+    const op = await operator.newPage()
+    op.on('request', (r) => urls.push(r.url()))
+    await op.goto(`${base}/review`)
+    await op.getByLabel('the admin token and a workspace').check()
+    await op.locator('#admin-token').fill('not-the-token')
+    await op.locator('#workspace-id').fill(readOnly.workspaceId)
+    await op.keyboard.press('Enter')
+    await op.locator('#sign-in-error').waitFor({ timeout: 10_000 })
+    expect(await op.locator('#sign-in-error').textContent()).toMatch(/unauthorized/i)
+    await op.locator('#admin-token').fill(ADMIN_TOKEN)
+    await op.keyboard.press('Enter')
+    await op.locator('text=Nothing waits for review.').waitFor({ timeout: 15_000 })
+    const issued = await op.evaluate(() => sessionStorage.getItem('quire.desk.key'))
+    expect(issued).toBeTruthy()
+    expect(urls.some((u) => u.includes(ADMIN_TOKEN) || u.includes(issued!))).toBe(false)
+    await operator.close()
 
     // Signed in to one workspace, another's document is not there (404), in the browser as through the API.
     const owner = await setup('B', '/desk-owner')
