@@ -28,7 +28,10 @@ type Reply =
  * once: the image is kept in blob storage). Its heap is bounded like a parse child's; a child that dies fails the
  * requests it had and the next request starts another. The process's file limits go with each request.
  */
-export function createPageRenderer(opts: { maxOldSpaceMb?: number } = {}): PageRenderer {
+export function createPageRenderer(opts: { maxOldSpaceMb?: number; timeoutMs?: number } = {}): PageRenderer {
+  // A page that takes longer than this (a pathological PDF) ends its child: the requests queued behind it fail too,
+  // and the next request starts a fresh child.
+  const timeoutMs = opts.timeoutMs ?? 60_000
   let child: ChildProcess | null = null
   let nextId = 1
   const pending = new Map<number, { resolve: (b: Buffer) => void; reject: (e: Error) => void }>()
@@ -65,7 +68,13 @@ export function createPageRenderer(opts: { maxOldSpaceMb?: number } = {}): PageR
       const id = nextId++
       const c = child
       return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject })
+        const timer = setTimeout(() => c.kill('SIGKILL'), timeoutMs)
+        timer.unref()
+        const done = () => clearTimeout(timer)
+        pending.set(id, {
+          resolve: (b) => (done(), resolve(b)),
+          reject: (e) => (done(), reject(e)),
+        })
         c.send({ id, path, type, page, limits: { ...fileLimits() } })
       })
     },

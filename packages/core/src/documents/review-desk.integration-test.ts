@@ -114,4 +114,17 @@ describe('getDocumentPage', () => {
     await db.job.update({ where: { id: jobId }, data: { expiredAt: new Date() } })
     await expect(read(1)).rejects.toMatchObject({ code: 'job_expired' })
   })
+
+  it('a render past its time ends its child process and fails the request (a slow page never holds the renderer)', async () => {
+    const ws = await createWorkspace({ db, name: 'desk slow', apiForm: 'B', credits: 100 })
+    const { jobId } = await jobWithDocument(ws.id, 'in_review')
+    const file = await db.jobFile.findFirstOrThrow({ where: { jobId } })
+    const local = await blobs.localPath(file.blobKey)
+    const hasty = createPageRenderer({ timeoutMs: 1 })
+    try {
+      await expect(hasty.render(local, 'pdf', 1)).rejects.toThrow(/exited \(SIGKILL\)/)
+    } finally {
+      await hasty.close()
+    }
+  })
 })
