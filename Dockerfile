@@ -12,6 +12,7 @@ ARG NODE_EXTRA_CA_CERTS
 WORKDIR /src
 COPY package.json package-lock.json .npmrc ./
 COPY apps/api/package.json apps/api/
+COPY apps/review-desk/package.json apps/review-desk/
 COPY apps/stage-worker/package.json apps/stage-worker/
 COPY apps/webhook-dispatcher/package.json apps/webhook-dispatcher/
 COPY packages/config/package.json packages/config/

@@ -170,6 +170,18 @@ export async function migrateDeploy(databaseUrl) {
 export { withDatabase }
 
 /**
+ * Builds the review desk the API serves at /review (apps/review-desk/build.mjs: one esbuild bundle, well under a
+ * second), so `npm start` and `npm test` serve the current sources without a separate `npm run build`.
+ */
+export async function buildReviewDesk() {
+  try {
+    await runCapture(process.execPath, [path.join(ROOT, 'apps', 'review-desk', 'build.mjs')])
+  } catch (e) {
+    throw new Error(`review desk build failed:\n${e.message}`)
+  }
+}
+
+/**
  * The browser the dashboard test drives: Debian's `chromium` at /usr/bin/chromium, installed with apt-get when missing
  * and allowed (root, QUIRE_ALLOW_INSTALL not 0). Without it that test fails; it is never skipped.
  */

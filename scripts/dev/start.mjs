@@ -13,6 +13,7 @@ import { afterAppExit, apiPortFromEnv } from './app-exit.mjs'
 import { canConnect, dropDatabase, ensureDatabase, ensureServices, ROOT } from './services.mjs'
 import {
   divergedMigrations,
+  buildReviewDesk,
   ensureInstalled,
   log,
   migrateDeploy,
@@ -171,6 +172,7 @@ async function main() {
       REDIS_URL: services.redisUrl,
     }
     await step('prisma generate', () => prismaGenerate())
+    await step('review desk built', () => buildReviewDesk())
 
     // The init migration is regenerated while the schema evolves; a local database that recorded
     // an older version is rebuilt (only when we chose it, never a DATABASE_URL given to us).

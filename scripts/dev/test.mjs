@@ -13,7 +13,16 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { ensureDatabase, ensureServices, ROOT, withDatabase } from './services.mjs'
-import { ensureChromium, ensureInstalled, log, migrateDeploy, onParentExit, prismaGenerate, step } from './setup.mjs'
+import {
+  buildReviewDesk,
+  ensureChromium,
+  ensureInstalled,
+  log,
+  migrateDeploy,
+  onParentExit,
+  prismaGenerate,
+  step,
+} from './setup.mjs'
 
 const require = createRequire(path.join(ROOT, 'package.json'))
 
@@ -89,6 +98,7 @@ async function main() {
   try {
     if (interrupted) throw new Error('interrupted')
     await step('prisma generate', () => prismaGenerate())
+    await step('review desk built', () => buildReviewDesk())
     await ensureDatabase(databaseUrl)
     await step(`test database ${prefix} migrated`, () => migrateDeploy(databaseUrl))
     if (interrupted) throw new Error('interrupted')

@@ -305,6 +305,15 @@ async function main() {
       if (parse !== 2) throw new Error(`expected 2 stage-worker-parse containers, found ${parse}`)
     })
 
+    await step('review desk served from the image (built by npm run build)', async () => {
+      for (const p of ['/review', '/review/assets/desk.js', '/review/assets/desk.css']) {
+        const res = await fetch(base + p, { signal: AbortSignal.timeout(10_000) })
+        if (res.status !== 200) throw new Error(`${p}: expected 200, got ${res.status} ${await res.text()}`)
+        if (res.headers.get('content-security-policy') !== "default-src 'self'") throw new Error(`${p}: no CSP`)
+        await res.arrayBuffer()
+      }
+    })
+
     const pdf = await invoicePdf()
     await step('Form A job -> signed destination.exited', async () => {
       const key = await workspace(base, 'A')

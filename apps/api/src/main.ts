@@ -1,4 +1,4 @@
-import { ensurePlatformPipelines } from '@quire/core'
+import { createPageRenderer, ensurePlatformPipelines } from '@quire/core'
 import { createPrisma } from '@quire/db'
 import { createQueueSet, createRedis, startDirectDispatch, startOutboxRelay, watchRedisDown } from '@quire/queues'
 import { createBlobStore } from '@quire/storage'
@@ -8,6 +8,7 @@ import { openProcessSecretBox, SECRET_LOG_REDACT_PATHS } from '@quire/secrets'
 import { createApp } from './app.ts'
 import { config } from './config.ts'
 import { queueDashboard } from './dashboard.ts'
+import { reviewDesk } from './review-desk.ts'
 import { throttleKicks } from './relay-kick.ts'
 import { startUploadSweep } from './http/upload-sweep.ts'
 import { answerClientErrors } from './http/client-error.ts'
@@ -38,12 +39,14 @@ const direct = startDirectDispatch({
 })
 
 await ensurePlatformPipelines(db)
+const pages = createPageRenderer()
 const uploadSweep = startUploadSweep({ dir: config.uploadDir, olderThanMs: config.uploadStaleMs, log })
 
 const app = createApp(
   {
     db,
     blobs: createBlobStore(config.blobStore),
+    pages,
     secrets,
     config,
     log,
@@ -52,7 +55,7 @@ const app = createApp(
     pingRedis: () => redis.ping(),
     redisDown,
   },
-  [queueDashboard({ queues, adminToken: config.adminToken, log })],
+  [queueDashboard({ queues, adminToken: config.adminToken, log }), reviewDesk()],
 )
 const server = app.listen(config.port, config.host, () => {
   const addr = server.address()
@@ -84,6 +87,7 @@ async function shutdown(signal: string) {
     server.closeAllConnections()
   }
   uploadSweep.stop()
+  await pages.close()
   await direct.stop()
   relayKick.flush()
   await relay.stop()

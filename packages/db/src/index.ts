@@ -196,7 +196,7 @@ export type {
   Workspace,
 } from './generated/prisma/client.ts'
 export type { RawSql } from './direct-sql.ts'
-export { KEYSET_ORDER, keysetAfter, keysetPage } from './keyset.ts'
-export type { KeysetRow } from './keyset.ts'
+export { KEYSET_ORDER, KEYSET_ORDER_ASC, keysetAfter, keysetPage } from './keyset.ts'
+export type { KeysetDirection, KeysetRow } from './keyset.ts'
 export { applyMigrations, readMigrations } from './migrate/apply-migrations.ts'
 export type { ApplyMigrationsOptions, ApplyMigrationsResult, Migration } from './migrate/apply-migrations.ts'

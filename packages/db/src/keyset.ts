@@ -7,6 +7,9 @@ import { DomainError } from '@quire/domain'
 export type KeysetRow = { createdAt: Date; id: string }
 
 export const KEYSET_ORDER = [{ createdAt: 'desc' as const }, { id: 'desc' as const }]
+/** Oldest first: a review queue is worked from the document that has waited longest. */
+export const KEYSET_ORDER_ASC = [{ createdAt: 'asc' as const }, { id: 'asc' as const }]
+export type KeysetDirection = 'desc' | 'asc'
 
 const encode = (row: KeysetRow) =>
   Buffer.from(JSON.stringify({ t: row.createdAt.toISOString(), id: row.id })).toString('base64url')
@@ -21,11 +24,12 @@ function decode(raw: string): KeysetRow {
   }
 }
 
-/** The where-clause part selecting rows after the cursor (none without one). */
-export function keysetAfter(cursor: string | undefined) {
+/** The where-clause part selecting rows after the cursor (none without one), in the order's direction. */
+export function keysetAfter(cursor: string | undefined, direction: KeysetDirection = 'desc') {
   if (!cursor) return {}
   const p = decode(cursor)
-  return { OR: [{ createdAt: { lt: p.createdAt } }, { createdAt: p.createdAt, id: { lt: p.id } }] }
+  const op = direction === 'desc' ? 'lt' : 'gt'
+  return { OR: [{ createdAt: { [op]: p.createdAt } }, { createdAt: p.createdAt, id: { [op]: p.id } }] }
 }
 
 /** Cuts `limit + 1` fetched rows to a page and names the next position. */

@@ -13,6 +13,7 @@ export function testAppDeps(
     secrets: ephemeralSecretBox(),
     db: {} as AppDeps['db'],
     blobs: {} as AppDeps['blobs'],
+    pages: {} as AppDeps['pages'],
     log: pino({ level: 'silent' }),
     kickRelay: () => {},
     dispatchOutbox: () => {},

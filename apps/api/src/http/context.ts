@@ -1,6 +1,6 @@
 import type { Db } from '@quire/db'
 import type { OutboxRow } from '@quire/queues'
-import type { Principal } from '@quire/core'
+import type { PageRenderer, Principal } from '@quire/core'
 import type { SecretBox } from '@quire/secrets'
 import type { BlobStore } from '@quire/storage'
 import type { ParameterizedContext } from 'koa'
@@ -10,6 +10,8 @@ import type { ApiConfig } from '../config.ts'
 export type AppDeps = {
   db: Db
   blobs: BlobStore
+  /** Renders document page images in a child process (GET /v1/documents/{id}/pages/{n}). */
+  pages: PageRenderer
   /** Seals webhook secrets and receiver credentials at rest. */
   secrets: SecretBox
   config: ApiConfig

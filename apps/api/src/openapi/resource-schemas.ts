@@ -30,6 +30,24 @@ export const Document = z
   })
   .describe('A document with its lineage, event history and extracted data.')
 
+export const DocumentListItem = z
+  .object({
+    id: z.string(),
+    status: z.string(),
+    job_id: z.string(),
+    pipeline_id: z.string().describe("The pipeline of the document's job."),
+    parent_id: z.string().nullable(),
+    type: z.string().nullable(),
+    schema_id: z.string().nullable(),
+    pages: z.array(z.number().int().min(1)),
+    review_problems: z
+      .array(z.string())
+      .describe('Why the document was parked for review (`<field>: <reason>`), as the last check found them.'),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .describe('A document as a list shows it (without its data and history: read the document for those).')
+
 export const Balance = z
   .object({
     available: z.number().int(),

@@ -187,8 +187,11 @@ export async function createJob(opts: {
 export const blobKeyFor = (workspaceId: string, jobId: string, position: number) =>
   `${workspaceId}/${jobId.slice(-2)}/${jobId}-${position}`
 
-/** The key format `blobKeyFor` makes: `<workspace>/<last two hex of the job id>/<job id>-<position>`. */
-const JOB_FILE_KEY = /^[^/]+\/[0-9a-f]{2}\/(job_[0-9a-f]+)-\d+$/
+/**
+ * The key format `blobKeyFor` makes: `<workspace>/<last two hex of the job id>/<job id>-<position>`, and the page
+ * images kept beside a file (`.page-<n>.png`, documents/get-document-page.ts).
+ */
+const JOB_FILE_KEY = /^[^/]+\/[0-9a-f]{2}\/(job_[0-9a-f]+)-\d+(?:\.page-\d+\.png)?$/
 
 /** The job a stored file belongs to, from its key; undefined for a key Quire did not make. */
 export function jobIdOfBlobKey(key: string): string | undefined {

@@ -1,6 +1,8 @@
-import { getDocument, reviewDocument } from '@quire/core'
+import { getDocument, getDocumentPage, listDocuments, MAX_PAGE_IMAGE_SIDE, reviewDocument } from '@quire/core'
+import { CursorPage, presentCursorPage } from '@quire/forms'
+import { DomainError } from '@quire/domain'
 import { z } from 'zod'
-import { Document } from '../../openapi/resource-schemas.ts'
+import { Document, DocumentListItem } from '../../openapi/resource-schemas.ts'
 import { defineRoute } from '../route.ts'
 
 const CorrectedValue = z.union([z.string(), z.number(), z.null()])
@@ -30,7 +32,59 @@ export const ReviewDocumentRequest = z.strictObject({
 })
 const DOCUMENT_ID = { id: 'Document id.' }
 
+const ListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+  cursor: z.string().min(1).optional(),
+  status: z
+    .string()
+    .transform((s) => s.split(','))
+    .pipe(z.array(z.string().regex(/^[a-z_]+$/)))
+    .optional(),
+  job_id: z.string().min(1).optional(),
+  pipeline_id: z.string().min(1).optional(),
+  schema_id: z.string().min(1).optional(),
+})
+const LIST_DOCS: Record<string, string> = {
+  limit: 'Page size, 1..100.',
+  cursor: '`page.next_cursor` of the previous page; omit for the first page.',
+  status: 'Comma-separated document statuses, e.g. `in_review,escalated` (the review queue: oldest first).',
+  job_id: 'Only documents of this job.',
+  pipeline_id: "Only documents of this pipeline's jobs.",
+  schema_id: 'Only documents read with this schema.',
+}
+// A page image never changes (its key names the file page); it is private to the workspace's keys.
+const PAGE_CACHE_CONTROL = 'private, max-age=86400, immutable'
+
 export const DOCUMENT_ROUTES = [
+  defineRoute<z.output<typeof ListQuery>>({
+    method: 'get',
+    path: '/v1/documents',
+    operationId: 'listDocuments',
+    tag: 'Documents',
+    summary: 'List documents',
+    description:
+      'Cursor-paginated (keyset on creation time and id). Filtered to review statuses only (`in_review`, `escalated`) the oldest come first, as a review queue is worked; otherwise newest first. Documents of jobs past retention are not listed.',
+    auth: 'key',
+    scopes: ['documents:read'],
+    query: { schema: ListQuery, docs: LIST_DOCS },
+    responses: {
+      '200': {
+        description: 'One page of documents.',
+        name: 'DocumentList',
+        schema: z.object({ data: z.array(DocumentListItem), page: CursorPage }),
+      },
+    },
+    handle: async ({ deps, principal, query: q }) => {
+      const page = await listDocuments({
+        db: deps.db,
+        workspaceId: principal.workspaceId,
+        limit: q.limit,
+        cursor: q.cursor,
+        filters: { status: q.status, jobId: q.job_id, pipelineId: q.pipeline_id, schemaId: q.schema_id },
+      })
+      return { status: 200, body: { data: page.data, page: presentCursorPage(page) } }
+    },
+  }),
   defineRoute({
     method: 'get',
     path: '/v1/documents/{id}',
@@ -72,6 +126,38 @@ export const DOCUMENT_ROUTES = [
         corrections: body.data,
       })
       return { status: 200, body: await getDocument({ db: deps.db, workspaceId, documentId: params.id! }) }
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/documents/{id}/pages/{n}',
+    operationId: 'getDocumentPage',
+    tag: 'Documents',
+    summary: 'Read a page image of a document',
+    description: `Page \`n\` (1-based, of the document) as a PNG whose longest side is at most ${MAX_PAGE_IMAGE_SIDE} px: the whole page, in the geometry the fields' \`bbox\` fractions refer to (a field's \`page\` names the file's page; a split document's page \`n\` is the file page \`pages[n-1]\`). Rendered once and kept; \`ETag\` and \`If-None-Match\` (304) apply. Past the last page, or for a file with no page images (DOCX, BMP): 404.`,
+    auth: 'key',
+    scopes: ['documents:read'],
+    pathParams: { ...DOCUMENT_ID, n: 'Page number, 1-based.' },
+    responses: {
+      '200': { description: 'The page image.', text: 'image/png' },
+      '304': { description: 'Not modified (the `If-None-Match` ETag is current).' },
+    },
+    errors: ['not_found', 'job_expired'],
+    handle: async ({ ctx, deps, principal, params }) => {
+      const n = /^[1-9]\d{0,5}$/.test(params.n!) ? Number(params.n) : 0
+      if (n === 0) throw new DomainError('not_found', `no page ${params.n}`)
+      const page = await getDocumentPage({
+        db: deps.db,
+        blobs: deps.blobs,
+        renderer: deps.pages,
+        workspaceId: principal.workspaceId,
+        documentId: params.id!,
+        page: n,
+      })
+      ctx.set('ETag', page.etag)
+      ctx.set('Cache-Control', PAGE_CACHE_CONTROL)
+      if (ctx.get('If-None-Match') === page.etag) return { status: 304, body: null }
+      return { status: 200, type: 'image/png', body: await page.image() }
     },
   }),
 ]
