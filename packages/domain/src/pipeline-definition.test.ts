@@ -39,6 +39,14 @@ describe('pipeline definition', () => {
     expect(!bad.ok && bad.issues.map((i) => i.path)).toEqual(['languages.0'])
     expect(parsePipelineDefinition({ languages: [] }).ok).toBe(false)
   })
+  it('takes review.hold "job" (the default) and refuses "document" by name, which is not built yet', () => {
+    const r = parsePipelineDefinition({ review: { hold: 'job' } })
+    expect(r.ok && r.definition.review.hold).toBe('job')
+    const d = parsePipelineDefinition({})
+    expect(d.ok && d.definition.review.hold).toBe('job')
+    const doc = parsePipelineDefinition({ review: { hold: 'document' } })
+    expect(!doc.ok && doc.issues.map((i) => i.path)).toEqual(['review.hold'])
+  })
   it('lists the webhooks bound to stages', () => {
     const r = parsePipelineDefinition({
       bindings: { parse: { entry_webhook_id: 'w1' }, destination: { exit_webhook_id: 'w2' } },

@@ -64,7 +64,15 @@ export const PipelineDefinition = z.strictObject({
   split: z.strictObject({ mode: z.enum(['none', 'per_page', 'by_type']).default('none') }).prefault({}),
   // The languages of the pipeline's documents: OCR reads their letters. Absent: Quire decides from the text.
   languages: z.array(z.enum(DOCUMENT_LANGUAGES)).min(1).max(DOCUMENT_LANGUAGES.length).optional(),
-  review: z.strictObject({ min_confidence: z.number().min(0).max(1).default(0) }).prefault({}),
+  review: z
+    .strictObject({
+      min_confidence: z.number().min(0).max(1).default(0),
+      // DESIGN's `document` hold (Form B `partial`) is not built yet: refused by name rather than ignored.
+      hold: z
+        .literal('job', { error: 'only "job" is supported; "document" (Form B partial) is not implemented yet' })
+        .default('job'),
+    })
+    .prefault({}),
   post_processing: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
   // An operator-configured destination (a QUIRE_DESTINATIONS name) the result JSON is also written to.
   destination: z.strictObject({ name: z.string().min(1).max(63) }).optional(),
