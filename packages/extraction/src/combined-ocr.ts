@@ -1,6 +1,6 @@
 import sharp from 'sharp'
 import { layoutText } from './layout-text.ts'
-import type { OcrEngine, OcrImage, OcrResult } from './ocr.ts'
+import type { OcrEngine, OcrImage, OcrResult, RecognizeOptions } from './ocr.ts'
 import { type Box, type LayoutWord, unionBox } from './page-layout.ts'
 import type { PaddleOcrEngine } from './paddle-ocr.ts'
 
@@ -29,8 +29,8 @@ export function createCombinedOcrEngine(first: OcrEngine, second: PaddleOcrEngin
     async close() {
       await Promise.all([first.close(), second.close()])
     },
-    async recognize(image: OcrImage): Promise<OcrResult> {
-      const initial = await first.recognize(image)
+    async recognize(image: OcrImage, options?: RecognizeOptions): Promise<OcrResult> {
+      const initial = await first.recognize(image, options)
       const words = initial.words ?? []
       // Paddle reads through sharp: what it cannot decode (a BMP path) keeps tesseract's reading.
       if (typeof image === 'string' && !(await sharpReads(image))) return initial

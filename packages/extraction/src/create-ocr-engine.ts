@@ -1,5 +1,6 @@
 import { createCombinedOcrEngine } from './combined-ocr.ts'
 import { isExtractionError } from './errors.ts'
+import { detectLanguage } from './detect-language.ts'
 import { createTesseractOcrEngine, type OcrEngine, type TesseractOcrOptions } from './ocr.ts'
 import { createPaddleOcrEngine, type PaddleOcrOptions } from './paddle-ocr.ts'
 import { prepareScan } from './prepare-scan.ts'
@@ -31,17 +32,38 @@ export type OcrEngineOptions = TesseractOcrOptions & {
 export function createOcrEngine(options: OcrEngineOptions = {}): OcrEngine {
   const { engine = DEFAULT_OCR_ENGINE, paddle, ...tesseract } = options
   const paddleOptions = { workers: tesseract.workers, ...paddle }
+  const tesseractEngine = () => readInDocumentLanguage(createTesseractOcrEngine(tesseract))
   switch (engine) {
     case 'tesseract':
-      return createTesseractOcrEngine(tesseract)
+      return tesseractEngine()
     case 'tesseract-prep':
-      return withPreparation(createTesseractOcrEngine(tesseract))
+      return withPreparation(tesseractEngine())
     case 'paddle':
-      return withBmpFallback(createPaddleOcrEngine(paddleOptions), () => createTesseractOcrEngine(tesseract))
+      return withBmpFallback(createPaddleOcrEngine(paddleOptions), tesseractEngine)
     case 'combined':
-      return createCombinedOcrEngine(createTesseractOcrEngine(tesseract), createPaddleOcrEngine(paddleOptions))
+      return createCombinedOcrEngine(tesseractEngine(), createPaddleOcrEngine(paddleOptions))
     case 'fused':
-      return withSecondReading(createTesseractOcrEngine(tesseract), createPaddleOcrEngine(paddleOptions))
+      return withSecondReading(tesseractEngine(), createPaddleOcrEngine(paddleOptions))
+  }
+}
+
+/**
+ * `engine` (tesseract, a model per language) reading a page in the language it is written in: the languages the
+ * caller names, else English first and, when that reading's words are plainly in another language, that language's
+ * model again (its letters: umlauts, accents, ß). A page in English, or too short to tell, costs one reading.
+ */
+export function readInDocumentLanguage(engine: OcrEngine): OcrEngine {
+  return {
+    workers: engine.workers,
+    start: () => engine.start(),
+    close: () => engine.close(),
+    async recognize(image, options) {
+      if (options?.languages?.length) return engine.recognize(image, options)
+      const english = await engine.recognize(image)
+      const language = detectLanguage(english.text)
+      if (!language || language === 'en') return english
+      return engine.recognize(image, { languages: [language] })
+    },
   }
 }
 
@@ -58,8 +80,8 @@ function withSecondReading(first: OcrEngine, second: OcrEngine): OcrEngine {
     async close() {
       await Promise.all([first.close(), second.close()])
     },
-    async recognize(image) {
-      const primary = await first.recognize(image)
+    async recognize(image, options) {
+      const primary = await first.recognize(image, options)
       try {
         const { text, confidence, words } = await second.recognize(image)
         return { ...primary, second: { text, confidence, words } }
@@ -77,7 +99,7 @@ function withPreparation(engine: OcrEngine): OcrEngine {
     workers: engine.workers,
     start: () => engine.start(),
     close: () => engine.close(),
-    recognize: async (image) => engine.recognize(await prepareScan(image)),
+    recognize: async (image, options) => engine.recognize(await prepareScan(image), options),
   }
 }
 
@@ -93,13 +115,13 @@ function withBmpFallback(engine: OcrEngine, fallback: () => OcrEngine): OcrEngin
     close: async () => {
       await Promise.all([engine.close(), second?.close()])
     },
-    recognize: async (image) => {
+    recognize: async (image, options) => {
       try {
-        return await engine.recognize(image)
+        return await engine.recognize(image, options)
       } catch (error) {
         if (typeof image !== 'string' || !isExtractionError(error) || error.code !== 'corrupt_file') throw error
         second ??= fallback()
-        return await second.recognize(image)
+        return await second.recognize(image, options)
       }
     },
   }

@@ -26,14 +26,17 @@ export {
   type OcrEngine,
   type OcrImage,
   type OcrResult,
+  type RecognizeOptions,
   type TesseractOcrOptions,
 } from './ocr.ts'
+export { detectLanguage, type DocumentLanguage } from './detect-language.ts'
 export {
   createOcrEngine,
   DEFAULT_OCR_ENGINE,
   OCR_ENGINES,
   type OcrEngineName,
   type OcrEngineOptions,
+  readInDocumentLanguage,
 } from './create-ocr-engine.ts'
 export { createPaddleOcrEngine, defaultPaddleModelDir, type PaddleOcrOptions } from './paddle-ocr.ts'
 export { imagePageForOcr } from './image-pages.ts'

@@ -8,11 +8,12 @@ import { isExtractionError } from './errors.ts'
 import { configureFileLimits, type FileLimits } from './file-limits.ts'
 import type { FileType } from './file-types.ts'
 import { createOcrEngine, DEFAULT_OCR_ENGINE, OCR_ENGINES } from './create-ocr-engine.ts'
+import type { DocumentLanguage } from './detect-language.ts'
 import { parseDocument } from './parse-document.ts'
 import { warmUpScanPdf } from './warm-up-scan.ts'
 
 type Request =
-  | { id: number; path: string; type: FileType; limits?: Partial<FileLimits> }
+  | { id: number; path: string; type: FileType; limits?: Partial<FileLimits>; languages?: DocumentLanguage[] }
   /** A warm start (parse-pool.ts `warm`): load what the first document would, then answer. */
   | { id: number; warm: 'ocr' | 'processes' }
 
@@ -70,7 +71,10 @@ process.on('message', async (msg: Request) => {
   }
   try {
     configureFileLimits(msg.limits)
-    const result = await parseDocument(msg.path, msg.type, { ocr })
+    const result = await parseDocument(msg.path, msg.type, {
+      ocr,
+      ...(msg.languages?.length ? { languages: msg.languages } : {}),
+    })
     process.send?.({
       id: msg.id,
       ok: true,

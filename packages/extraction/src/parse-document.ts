@@ -2,7 +2,8 @@ import { pagesForTextLength, readDocxText } from './docx.ts'
 import type { FileType } from './file-types.ts'
 import { countImagePages, imagePageForOcr } from './image-pages.ts'
 import { createOcrEngine } from './create-ocr-engine.ts'
-import type { OcrEngine } from './ocr.ts'
+import type { DocumentLanguage } from './detect-language.ts'
+import type { OcrEngine, RecognizeOptions } from './ocr.ts'
 import { paginateText } from './paginate-text.ts'
 import type { PageLayout } from './page-layout.ts'
 import { openPdf, type PdfDocument } from './pdf-document.ts'
@@ -33,6 +34,11 @@ export type ParseOptions = {
   dpi?: number
   /** A PDF page with fewer visible (non-space) characters than this is OCR'd. Default 20. */
   minTextChars?: number
+  /**
+   * The languages the document is written in (a pipeline's `languages`): OCR reads with their models. Absent: OCR
+   * reads in English and reads again in the language the text turns out to be in.
+   */
+  languages?: readonly DocumentLanguage[]
 }
 
 const DEFAULT_MIN_TEXT_CHARS = 20
@@ -50,7 +56,7 @@ export async function parseDocument(path: string, type: FileType, opts: ParseOpt
   const owned = opts.ocr ? undefined : createOcrEngine()
   const ocr = opts.ocr ?? (owned as OcrEngine)
   try {
-    return type === 'pdf' ? await parsePdf(path, ocr, opts) : await parseImage(path, type, ocr)
+    return type === 'pdf' ? await parsePdf(path, ocr, opts) : await parseImage(path, type, ocr, recognizeOptions(opts))
   } finally {
     await owned?.close()
   }
@@ -62,11 +68,20 @@ async function parseDocx(path: string): Promise<ParsedDocument> {
   return { pages, ocrPages: [], layouts: pages.map(() => null) }
 }
 
-async function parseImage(path: string, type: FileType, ocr: OcrEngine): Promise<ParsedDocument> {
+function recognizeOptions(opts: ParseOptions): RecognizeOptions {
+  return opts.languages?.length ? { languages: opts.languages } : {}
+}
+
+async function parseImage(
+  path: string,
+  type: FileType,
+  ocr: OcrEngine,
+  options: RecognizeOptions,
+): Promise<ParsedDocument> {
   const count = await countImagePages(path, type)
   const results = await mapWithConcurrency(count, ocr.workers, async (i) => {
     const input = await imagePageForOcr(path, type, i)
-    return ocr.recognize(input)
+    return ocr.recognize(input, options)
   })
   return {
     pages: results.map((r) => r.text),
@@ -124,7 +139,7 @@ async function parsePdf(path: string, ocr: OcrEngine, opts: ParseOptions): Promi
       const results = await mapWithConcurrency(needOcr.length, ocr.workers, async (i) => {
         const pageNumber = needOcr[i] as number
         const image = await rasterisePdfPage({ path, doc, pageNumber, rasteriser, dpi: opts.dpi })
-        return ocr.recognize(image)
+        return ocr.recognize(image, recognizeOptions(opts))
       })
       const seconds: Array<SecondPage | null> = []
       results.forEach(({ text, words, second }, i) => {

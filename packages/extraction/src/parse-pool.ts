@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { ExtractionError, type ExtractionErrorCode } from './errors.ts'
 import type { FileType } from './file-types.ts'
 import { DEFAULT_OCR_ENGINE, type OcrEngineName } from './create-ocr-engine.ts'
-import type { ParsedDocument } from './parse-document.ts'
+import type { ParsedDocument, ParseOptions } from './parse-document.ts'
 import { fileLimits } from './file-limits.ts'
 
 export type ParsePoolOptions = {
@@ -30,7 +30,8 @@ export type ParseOutcome = ParsedDocument & {
 }
 
 export type ParsePool = {
-  parse(path: string, type: FileType): Promise<ParseOutcome>
+  /** `languages`: what the document is written in, where the pipeline says (ParseOptions.languages). */
+  parse(path: string, type: FileType, options?: Pick<ParseOptions, 'languages'>): Promise<ParseOutcome>
   /**
    * Starts every child now instead of on first use (`processes`: the child with its modules loaded; `ocr`: its OCR
    * engine too, with the model loaded, and a first scanned page read: warm-up-scan.ts), so the first documents are no
@@ -154,12 +155,13 @@ export function createParsePool(opts: ParsePoolOptions = {}): ParsePool {
   }
 
   return {
-    async parse(path, type) {
+    async parse(path, type, options = {}) {
       if (closed) throw new Error('parse pool closed')
       const slot = await acquire()
       try {
         // The child reads under this process's file limits (configured from its environment).
-        return (await request(slot, { path, type, limits: fileLimits() })) as ParseOutcome
+        const languages = options.languages?.length ? { languages: [...options.languages] } : {}
+        return (await request(slot, { path, type, limits: fileLimits(), ...languages })) as ParseOutcome
       } finally {
         release(slot)
       }

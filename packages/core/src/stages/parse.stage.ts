@@ -56,6 +56,8 @@ export const parseStage: StageExecutor = {
     const failedDocuments: NonNullable<StageOutput['failedDocuments']> = []
     let pagesParsed = 0
     let cpuMs = 0
+    // OCR reads with the models of the languages the pipeline names; without any, in the language of the text.
+    const languages = definition.languages?.length ? { languages: definition.languages } : {}
     for (const doc of rootDocuments(job)) {
       const file = job.files.find((f) => f.position === doc.filePosition)
       if (!file) continue
@@ -79,12 +81,12 @@ export const parseStage: StageExecutor = {
             : null
           if (inline) result = inline
           else {
-            const outcome = await deps.parsePool.parse(path, file.fileType as FileType)
+            const outcome = await deps.parsePool.parse(path, file.fileType as FileType, languages)
             cpuMs += outcome.cpuMs
             result = outcome
           }
         } else {
-          result = await parseDocument(path, file.fileType as FileType, { ocr: deps.ocr })
+          result = await parseDocument(path, file.fileType as FileType, { ocr: deps.ocr, ...languages })
         }
         const { pages, ocrPages, layouts, second } = result
         parsed.push({ id: doc.id, pages, ocrPages, layouts, ...(second ? { second } : {}) })
