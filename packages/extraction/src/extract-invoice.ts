@@ -2,6 +2,7 @@ import { documentSource, textSource, type DocumentInput, type DocumentSource } f
 import { bestCandidate, collectCandidates, type Candidate, type FieldSpec } from './field-candidates.ts'
 import { toFieldValue } from './field-provenance.ts'
 import { isOtherDate } from './date-roles.ts'
+import { checkDateYear } from './date-years.ts'
 import { cleanIssuer, findIssuerByLayout } from './find-issuer.ts'
 import { INVOICE_AUX_SPECS, INVOICE_FIELD_SPECS, INVOICE_STOP_LABELS } from './invoice-labels.ts'
 import { reconcileTotals } from './invoice-totals.ts'
@@ -173,7 +174,7 @@ export function extractInvoice(
       dueDate = { value, confidence: DUE_FROM_TERMS * date.confidence, index: terms.index, currency: null, hit: null }
     }
   }
-  date = agreeOnDate(date, ownDates, dueDate)
+  date = checkDateYear(agreeOnDate(date, ownDates, dueDate), allDates)
   if (date && dueDate && String(dueDate.value) < String(date.value)) {
     date = { ...date, confidence: date.confidence * DUE_BEFORE_DATE }
     dueDate = { ...dueDate, confidence: dueDate.confidence * DUE_BEFORE_DATE }

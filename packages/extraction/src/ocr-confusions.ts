@@ -81,3 +81,12 @@ function add(out: Set<number>, written: string): void {
   const value = parseNumber(written)
   if (value !== null && value > 0) out.add(Math.round(value * 100) / 100)
 }
+
+/** Whether `read` could be `meant` misread: the same length, one character apart, and that pair one OCR confuses. */
+export function oneDigitMisread(read: string, meant: string): boolean {
+  if (read.length !== meant.length) return false
+  const apart = [...read].flatMap((ch, i) => (ch === meant[i] ? [] : [i]))
+  if (apart.length !== 1) return false
+  const at = apart[0] as number
+  return (CONFUSED_DIGITS[meant[at] as string] ?? []).includes(read[at] as string)
+}
