@@ -6,7 +6,7 @@ import { checkDateYear } from './date-years.ts'
 import { cleanIssuer, findIssuerByLayout } from './find-issuer.ts'
 import { INVOICE_AUX_SPECS, INVOICE_FIELD_SPECS, INVOICE_STOP_LABELS } from './invoice-labels.ts'
 import { reconcileTotals } from './invoice-totals.ts'
-import { findLineItems } from './extract-line-items.ts'
+import { checkItemsAgainstTotals, lineItemsSum, readLineItems } from './extract-line-items.ts'
 import { inferCurrency } from './normalise-currency.ts'
 import { findDates, type FoundDate, inferDateOrder, type DateOrder } from './normalise-date.ts'
 import type { FieldValue, LineItem } from './schema.ts'
@@ -180,7 +180,8 @@ export function extractInvoice(
     dueDate = { ...dueDate, confidence: dueDate.confidence * DUE_BEFORE_DATE }
   }
 
-  // Money: total due, amount before tax, tax, checked against each other.
+  // Money: total due, amount before tax, tax, checked against each other and against the items' sum.
+  const items = readLineItems(source, doc)
   const totals = list('amount')
   const { amount, untaxed, tax } = reconcileTotals(
     {
@@ -191,8 +192,10 @@ export function extractInvoice(
       tendered: list('tendered'),
       change: list('change'),
       totalHits: hits.filter((h) => h.key === 'amount'),
+      // One row's amount is a reading of that row, not a sum of several.
+      itemsSum: items.length >= 2 ? lineItemsSum(items) : null,
     },
-    doc.text,
+    doc,
   )
 
   // Currency: labelled, else written next to the total, else whatever the document uses or its country.
@@ -236,6 +239,6 @@ export function extractInvoice(
     amount_untaxed: field(untaxed),
     tax: field(tax),
     currency: field(currency),
-    line_items: findLineItems(source, doc, [untaxed?.value, amount?.value]),
+    line_items: checkItemsAgainstTotals(items, [untaxed?.value, amount?.value]),
   }
 }

@@ -456,6 +456,11 @@ export function findLineItems(
   doc: TextDoc,
   totals: ReadonlyArray<string | number | null | undefined> = [],
 ): LineItem[] {
+  return checkItemsAgainstTotals(readLineItems(source, doc), totals)
+}
+
+/** The item table's rows as read, before any check against the totals. */
+export function readLineItems(source: DocumentSource, doc: TextDoc): LineItem[] {
   const decimal = decimalConvention(doc.text)
   let rows: Row[] = []
   for (let i = 0; i < doc.lines.length; i++) {
@@ -466,7 +471,7 @@ export function findLineItems(
     i = found.next - 1
   }
   if (rows.length === 0) rows = tillRows(doc, decimal)
-  let items = rows
+  return rows
     .filter((r) => r.amount.value !== null || r.unit_price.value !== null)
     .map((r) => ({
       description: toValue(r.description, source),
@@ -474,21 +479,26 @@ export function findLineItems(
       unit_price: toValue(r.unit_price, source),
       amount: toValue(r.amount, source),
     }))
+}
+
+/** Amounts that add up to the subtotal or total gain confidence; amounts that do not, lose it. */
+export function checkItemsAgainstTotals(
+  items: LineItem[],
+  totals: ReadonlyArray<string | number | null | undefined>,
+): LineItem[] {
   const sum = lineItemsSum(items)
   const targets = totals.filter((t): t is number => typeof t === 'number')
-  if (sum !== null && targets.length) {
-    const adds = targets.some((t) => Math.abs(t - sum) <= 0.011)
-    items = items.map((item) => ({
-      ...item,
-      amount: {
-        ...item.amount,
-        confidence: clamp01(
-          adds ? Math.min(0.99, item.amount.confidence + SUM_CHECKED_BONUS) : item.amount.confidence * SUM_CONTRADICTED,
-        ),
-      },
-    }))
-  }
-  return items
+  if (sum === null || targets.length === 0) return items
+  const adds = targets.some((t) => Math.abs(t - sum) <= 0.011)
+  return items.map((item) => ({
+    ...item,
+    amount: {
+      ...item.amount,
+      confidence: clamp01(
+        adds ? Math.min(0.99, item.amount.confidence + SUM_CHECKED_BONUS) : item.amount.confidence * SUM_CONTRADICTED,
+      ),
+    },
+  }))
 }
 
 /** The line items of a document given as plain text or as pages (with word positions, each cell says where it was read). */

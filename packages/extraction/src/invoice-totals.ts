@@ -1,6 +1,7 @@
 import { bestCandidate, type Candidate } from './field-candidates.ts'
 import type { LabelHit } from './label-matching.ts'
 import { findAmounts } from './normalise-amount.ts'
+import type { TextDoc } from './text-lines.ts'
 import { agreeOnTotal } from './total-agreement.ts'
 
 /** Confidence of figures that add up (total = untaxed + tax): at least this, plus CHECKED_BONUS. */
@@ -47,6 +48,8 @@ export type TotalLists = {
   change: Candidate[]
   /** The total labels found, for the readings whose figure OCR garbled. */
   totalHits?: LabelHit[]
+  /** The sum of the item table's amounts (lineItemsSum), a check of the subtotal or total. */
+  itemsSum?: number | null
 }
 
 /**
@@ -56,9 +59,9 @@ export type TotalLists = {
  * wins over a better-labelled one that does not; figures that add up gain confidence, ones that
  * contradict lose it; a missing one is derived from the other two.
  */
-export function reconcileTotals(lists: TotalLists, text: string): Totals {
-  const byLabels = reconcileByLabels(lists, text)
-  const agreed = agreeOnTotal({ ...lists, text, totalHits: lists.totalHits ?? [] })
+export function reconcileTotals(lists: TotalLists, doc: TextDoc): Totals {
+  const byLabels = reconcileByLabels(lists, doc.text)
+  const agreed = agreeOnTotal({ ...lists, doc, totalHits: lists.totalHits ?? [] })
   if (!agreed) return byLabels
   const current = byLabels.amount
   if (

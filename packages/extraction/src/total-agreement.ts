@@ -2,6 +2,7 @@ import type { Candidate } from './field-candidates.ts'
 import type { LabelHit } from './label-matching.ts'
 import { findAmounts } from './normalise-amount.ts'
 import { ocrVariants } from './ocr-confusions.ts'
+import { lineIndexAt, type TextDoc } from './text-lines.ts'
 
 /**
  * The total chosen by agreement. A document states what is due or was paid in several places: a labelled total, the
@@ -57,9 +58,14 @@ const TOTAL_LINE_WEIGHT = 0.75
 const BEFORE_TAX = /\b(?:excl\w*|exclusive|excluding|before|exkl\w*|ohne|hors|sub)\b|sub-?total/i
 /** A subtotal plus a misread tax (a lost decimal point): weaker than a clean sum. */
 const VARIANT_CHECK_WEIGHT = 0.7
+/**
+ * The item amounts' sum (with or without the tax): a clean check, but one built on the item table's reading, which
+ * can miss a row or take one too many; it confirms a figure other readings state and never stands alone.
+ */
+const ITEMS_WEIGHT = 0.8
 
 export type AgreementInputs = {
-  text: string
+  doc: TextDoc
   totals: readonly Candidate[]
   /** The total labels found (a line whose figure did not read as an amount still says where the total is). */
   totalHits: readonly LabelHit[]
@@ -68,6 +74,8 @@ export type AgreementInputs = {
   rounding: readonly Candidate[]
   tendered: readonly Candidate[]
   change: readonly Candidate[]
+  /** The sum of the item table's amounts, when it has one whose every amount was read. */
+  itemsSum?: number | null
 }
 
 export type AgreedTotal = {
@@ -81,30 +89,27 @@ export type AgreedTotal = {
   checked: boolean
 }
 
-type Reading = { value: number; weight: number; kind: 'label' | 'check' | 'variant'; line: number; at?: Candidate }
+/**
+ * What an arithmetic check starts from: cash paid (tendered − change), subtotal + tax, a total plus its rounding line,
+ * a tax summary's net + tax, the item amounts' sum. Checks from different sources are independent readings.
+ */
+type CheckSource = 'paid' | 'sum' | 'rounded' | 'summary' | 'items'
+
+/** A statement of the total on a line (a label, a misread figure under one), or an arithmetic check. */
+type Reading = { value: number; weight: number; at?: Candidate } & (
+  | { kind: 'label' | 'variant'; line: number }
+  | { kind: 'check'; source: CheckSource }
+)
+type LineReading = Extract<Reading, { line: number }>
+type CheckReading = Extract<Reading, { kind: 'check' }>
 
 const cents = (n: number): number => Math.round(n * 100)
-/** Sources of checks (stored as a reading's line, below any real line). */
-const PAID = -1
-const SUM = -2
-const ROUNDED = -3
-const SUMMARY = -4
 
 export function agreeOnTotal(inputs: AgreementInputs): AgreedTotal | undefined {
-  const { text } = inputs
-  const lineStarts = [0]
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lineStarts.push(i + 1)
-  const lineOf = (index: number): number => {
-    let lo = 0
-    let hi = lineStarts.length - 1
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1
-      if ((lineStarts[mid] as number) <= index) lo = mid
-      else hi = mid - 1
-    }
-    return lo
-  }
-  const lines = text.split('\n')
+  const { doc } = inputs
+  const { text } = doc
+  const lineOf = (index: number): number => lineIndexAt(doc, index)
+  const lines = doc.lines.map((l) => l.text)
   const summaryLines = new Set<number>()
   lines.forEach((line, i) => {
     if (SUMMARY_HEADING.test(line)) for (let k = i; k <= i + SUMMARY_SPAN; k++) summaryLines.add(k)
@@ -123,10 +128,10 @@ export function agreeOnTotal(inputs: AgreementInputs): AgreedTotal | undefined {
   // What each total label's line could say, had OCR read it right.
   for (const hit of inputs.totalHits) {
     const line = lineOf(hit.end)
-    const end = lineStarts[line + 1] ?? text.length + 1
+    const end = doc.lines[line]?.end ?? text.length
     const doubtful = summaryLines.has(line) || NOT_PAID_LINE.test(lines[line] ?? '')
     const weight = hit.label.weight * (doubtful ? DOUBTFUL_LABEL : 1) * VARIANT_SHARE
-    for (const v of ocrVariants(text.slice(hit.end, end - 1))) {
+    for (const v of ocrVariants(text.slice(hit.end, end))) {
       const at: Candidate = {
         value: v.value,
         confidence: 0,
@@ -145,7 +150,7 @@ export function agreeOnTotal(inputs: AgreementInputs): AgreedTotal | undefined {
     const last = findAmounts(text)
       .filter((m) => m.value > 0)
       .at(-1)
-    const start = lineStarts[line] as number
+    const start = doc.lines[line]?.start ?? 0
     if (last)
       readings.push({
         value: last.value,
@@ -162,17 +167,17 @@ export function agreeOnTotal(inputs: AgreementInputs): AgreedTotal | undefined {
         },
       })
   })
-  // Checks: cash paid, subtotal + tax (+ rounding), a labelled total plus its rounding.
+  // Checks: cash paid, subtotal + tax (+ rounding), a labelled total plus its rounding, the items' sum (+ tax).
   // A check's `source` tells independent checks apart (two of them are two readings).
-  const checks: { value: number; weight: number; source: number }[] = []
+  const checks: { value: number; weight: number; source: CheckSource }[] = []
   for (const paid of cashPayments(inputs, lines, lineOf))
-    checks.push({ value: paid, weight: CHECK_WEIGHT, source: PAID })
+    checks.push({ value: paid, weight: CHECK_WEIGHT, source: 'paid' })
   // A tax summary's row of net and tax: together they are the gross the document was charged.
   for (const line of summaryLines) {
     const money = findAmounts(lines[line] ?? '').filter((m) => m.quality === 1 && m.value > 0)
     for (let i = 0; i + 1 < money.length; i++) {
       const [net, tax] = [(money[i] as { value: number }).value, (money[i + 1] as { value: number }).value]
-      if (tax < net * MAX_TAX_SHARE) checks.push({ value: net + tax, weight: CHECK_WEIGHT, source: SUMMARY })
+      if (tax < net * MAX_TAX_SHARE) checks.push({ value: net + tax, weight: CHECK_WEIGHT, source: 'summary' })
     }
   }
   // A rounding line's figure, read again where OCR garbled it ("02", "-.02"); its sign is often lost, so both
@@ -191,22 +196,28 @@ export function agreeOnTotal(inputs: AgreementInputs): AgreedTotal | undefined {
   for (const c of inputs.rounding)
     if (typeof c.value === 'number' && c.value > 1)
       readings.push({ value: c.value, weight: TOTAL_LINE_WEIGHT, kind: 'label', line: lineOf(c.index), at: c })
+  const taxes = [
+    ...numbers(inputs.tax).map((t) => ({ t, weight: CHECK_WEIGHT })),
+    ...inputs.tax.flatMap((c) => readAgain(text, c).map((t) => ({ t, weight: VARIANT_CHECK_WEIGHT }))),
+  ]
   for (const u of [...numbers(inputs.untaxed), ...subtotalLines(lines)]) {
-    const taxes = [
-      ...numbers(inputs.tax).map((t) => ({ t, weight: CHECK_WEIGHT })),
-      ...inputs.tax.flatMap((c) => readAgain(text, c).map((t) => ({ t, weight: VARIANT_CHECK_WEIGHT }))),
-    ]
     for (const { t, weight } of taxes) {
       if (t <= 0 || t > u * MAX_TAX_SHARE) continue
-      checks.push({ value: u + t, weight, source: SUM })
-      for (const value of rounded(u + t)) checks.push({ value, weight, source: SUM })
+      checks.push({ value: u + t, weight, source: 'sum' })
+      for (const value of rounded(u + t)) checks.push({ value, weight, source: 'sum' })
     }
   }
-  for (const { value, weight, source } of checks)
-    if (value > 0) readings.push({ value, weight, kind: 'check', line: source })
+  // The items' sum is the total of a slip that prices tax in, or the subtotal of an invoice that adds it.
+  const items = inputs.itemsSum
+  if (typeof items === 'number' && items > 0) {
+    const sums = [items, ...taxes.filter(({ t }) => t > 0 && t <= items * MAX_TAX_SHARE).map(({ t }) => items + t)]
+    for (const sum of sums)
+      for (const value of [sum, ...rounded(sum)]) checks.push({ value, weight: ITEMS_WEIGHT, source: 'items' })
+  }
+  for (const { value, weight, source } of checks) if (value > 0) readings.push({ value, weight, kind: 'check', source })
   for (const r of readings.filter((x) => x.kind === 'label'))
     for (const value of rounded(r.value))
-      readings.push({ value, weight: ROUNDED_WEIGHT, kind: 'check', line: ROUNDED, at: r.at })
+      readings.push({ value, weight: ROUNDED_WEIGHT, kind: 'check', source: 'rounded', at: r.at })
 
   // Repeats: the same amount on a line that has no other role (not subtotal, tax, change, rounding or a summary).
   const otherRole = new Set<number>()
@@ -231,13 +242,16 @@ export function agreeOnTotal(inputs: AgreementInputs): AgreedTotal | undefined {
   const scored = new Map<number, AgreedTotal & { score: number; laterAt: number }>()
   for (const key of new Set(readings.map((r) => cents(r.value)))) {
     const same = readings.filter((r) => cents(r.value) === key)
-    const labels = same.filter((r) => r.kind === 'label')
+    const labels = same.filter((r): r is LineReading => r.kind === 'label')
     // A guess (a misread figure) needs a clean check; a check built on a guess confirms only a clean reading.
-    const cleanChecks = same.filter((r) => r.kind === 'check' && r.weight >= ROUNDED_WEIGHT)
-    const checks = labels.length ? same.filter((r) => r.kind === 'check') : cleanChecks
+    const allChecks = same.filter((r): r is CheckReading => r.kind === 'check')
+    const cleanChecks = allChecks.filter((r) => r.weight >= ROUNDED_WEIGHT)
+    const checks = labels.length ? allChecks : cleanChecks
     const checked = checks.length > 0
     const labelled = new Set(labels.map((r) => r.line))
-    const variants = cleanChecks.length ? same.filter((r) => r.kind === 'variant' && !labelled.has(r.line)) : []
+    const variants = cleanChecks.length
+      ? same.filter((r): r is LineReading => r.kind === 'variant' && !labelled.has(r.line))
+      : []
     const repeatLines = [...(repeats.get(key)?.lines ?? [])].filter((l) => !labelled.has(l))
     const repeatCount = Math.min(MAX_REPEATS, repeatLines.length)
     const score =
@@ -247,10 +261,10 @@ export function agreeOnTotal(inputs: AgreementInputs): AgreedTotal | undefined {
       repeatCount * REPEAT_WEIGHT
     const count =
       labelled.size +
-      new Set(checks.map((r) => r.line)).size +
+      new Set(checks.map((r) => r.source)).size +
       (variants.length && !labelled.size ? 1 : 0) +
       repeatCount
-    const strongest = labels.reduce<Reading | undefined>((a, r) => (!a || r.weight > a.weight ? r : a), undefined)
+    const strongest = labels.reduce<LineReading | undefined>((a, r) => (!a || r.weight > a.weight ? r : a), undefined)
     const at = strongest?.at ?? variants[0]?.at ?? repeats.get(key)?.at
     const confidence =
       count >= 2 && checked
@@ -287,7 +301,7 @@ export function agreeOnTotal(inputs: AgreementInputs): AgreedTotal | undefined {
 }
 
 /** One reading per line: the strongest label on it (a line read twice is still one statement). */
-function sumBestPerLine(labels: readonly Reading[]): number {
+function sumBestPerLine(labels: readonly LineReading[]): number {
   const perLine = new Map<number, number>()
   for (const r of labels) perLine.set(r.line, Math.max(perLine.get(r.line) ?? 0, r.weight))
   return [...perLine.values()].reduce((a, b) => a + b, 0)
