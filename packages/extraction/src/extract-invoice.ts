@@ -6,7 +6,7 @@ import { checkDateYear } from './date-years.ts'
 import { cleanIssuer, findIssuerByLayout } from './find-issuer.ts'
 import { INVOICE_AUX_SPECS, INVOICE_FIELD_SPECS, INVOICE_STOP_LABELS } from './invoice-labels.ts'
 import { reconcileTotals } from './invoice-totals.ts'
-import { checkItemsAgainstTotals, lineItemsSum, readLineItems } from './extract-line-items.ts'
+import { findLineItems } from './extract-line-items.ts'
 import { inferCurrency } from './normalise-currency.ts'
 import { findDates, type FoundDate, inferDateOrder, type DateOrder } from './normalise-date.ts'
 import type { FieldValue, LineItem } from './schema.ts'
@@ -180,8 +180,9 @@ export function extractInvoice(
     dueDate = { ...dueDate, confidence: dueDate.confidence * DUE_BEFORE_DATE }
   }
 
-  // Money: total due, amount before tax, tax, checked against each other and against the items' sum.
-  const items = readLineItems(source, doc)
+  // Money: total due, amount before tax, tax, checked against each other. (The items' sum does not vote: on real
+  // till slips the rows as read often miss one or take in a tax summary row; as a reading it took real receipts'
+  // totals from 91.4% to 86.0% right, as a confirmation only to 88.2%. It checks the items instead, below.)
   const totals = list('amount')
   const { amount, untaxed, tax } = reconcileTotals(
     {
@@ -192,8 +193,6 @@ export function extractInvoice(
       tendered: list('tendered'),
       change: list('change'),
       totalHits: hits.filter((h) => h.key === 'amount'),
-      // One row's amount is a reading of that row, not a sum of several.
-      itemsSum: items.length >= 2 ? lineItemsSum(items) : null,
     },
     doc,
   )
@@ -239,6 +238,6 @@ export function extractInvoice(
     amount_untaxed: field(untaxed),
     tax: field(tax),
     currency: field(currency),
-    line_items: checkItemsAgainstTotals(items, [untaxed?.value, amount?.value]),
+    line_items: findLineItems(source, doc, [untaxed?.value, amount?.value]),
   }
 }

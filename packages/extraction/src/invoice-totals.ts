@@ -48,8 +48,6 @@ export type TotalLists = {
   change: Candidate[]
   /** The total labels found, for the readings whose figure OCR garbled. */
   totalHits?: LabelHit[]
-  /** The sum of the item table's amounts (lineItemsSum), a check of the subtotal or total. */
-  itemsSum?: number | null
 }
 
 /**

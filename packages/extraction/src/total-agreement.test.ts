@@ -23,30 +23,6 @@ describe('the total chosen by agreement', () => {
     expect(f.amount.confidence).toBeGreaterThanOrEqual(0.9)
   })
 
-  it("checks the total against the items' sum: a misread total the sum confirms, a lone label it confirms", () => {
-    const items = ['KOPI SHOP', 'Item           Qty   Price   Amount', 'Kopi O         1     3.50    3.50']
-    // "8.00" printed, "6.00" read: only the items' sum says which figure it was.
-    const misread = extractInvoice(
-      [...items, 'Roti Bakar     1     3.20    3.20', 'Air Mineral    1     1.30    1.30', 'TOTAL  6.00'].join('\n'),
-    )
-    expect(misread.amount.value).toBe(8)
-    expect(misread.amount.confidence).toBeGreaterThanOrEqual(0.85)
-    // Subtotal + tax and the items' sum + tax: two readings beside the label.
-    const invoice = extractInvoice(
-      [
-        ...items,
-        'Roti Bakar     2     3.20    6.40',
-        'Service tax 6%              0.59',
-        'Total                       10.49',
-      ].join('\n'),
-    )
-    expect(invoice.amount).toMatchObject({ value: 10.49 })
-    expect(invoice.amount.confidence).toBeGreaterThanOrEqual(0.9)
-    // One item row is one reading of that row, not a check of the total.
-    const one = extractInvoice([...items, 'TOTAL  6.00'].join('\n'))
-    expect(one.amount.value).toBe(6)
-  })
-
   it('never takes a "tax included in total" line or a line of quantities for the total', () => {
     const f = extractInvoice(
       [

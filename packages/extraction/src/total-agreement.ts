@@ -58,11 +58,6 @@ const TOTAL_LINE_WEIGHT = 0.75
 const BEFORE_TAX = /\b(?:excl\w*|exclusive|excluding|before|exkl\w*|ohne|hors|sub)\b|sub-?total/i
 /** A subtotal plus a misread tax (a lost decimal point): weaker than a clean sum. */
 const VARIANT_CHECK_WEIGHT = 0.7
-/**
- * The item amounts' sum (with or without the tax): a clean check, but one built on the item table's reading, which
- * can miss a row or take one too many; it confirms a figure other readings state and never stands alone.
- */
-const ITEMS_WEIGHT = 0.8
 
 export type AgreementInputs = {
   doc: TextDoc
@@ -74,8 +69,6 @@ export type AgreementInputs = {
   rounding: readonly Candidate[]
   tendered: readonly Candidate[]
   change: readonly Candidate[]
-  /** The sum of the item table's amounts, when it has one whose every amount was read. */
-  itemsSum?: number | null
 }
 
 export type AgreedTotal = {
@@ -91,9 +84,9 @@ export type AgreedTotal = {
 
 /**
  * What an arithmetic check starts from: cash paid (tendered − change), subtotal + tax, a total plus its rounding line,
- * a tax summary's net + tax, the item amounts' sum. Checks from different sources are independent readings.
+ * a tax summary's net + tax. Checks from different sources are independent readings.
  */
-type CheckSource = 'paid' | 'sum' | 'rounded' | 'summary' | 'items'
+type CheckSource = 'paid' | 'sum' | 'rounded' | 'summary'
 
 /** A statement of the total on a line (a label, a misread figure under one), or an arithmetic check. */
 type Reading = { value: number; weight: number; at?: Candidate } & (
@@ -167,7 +160,7 @@ export function agreeOnTotal(inputs: AgreementInputs): AgreedTotal | undefined {
         },
       })
   })
-  // Checks: cash paid, subtotal + tax (+ rounding), a labelled total plus its rounding, the items' sum (+ tax).
+  // Checks: cash paid, subtotal + tax (+ rounding), a labelled total plus its rounding.
   // A check's `source` tells independent checks apart (two of them are two readings).
   const checks: { value: number; weight: number; source: CheckSource }[] = []
   for (const paid of cashPayments(inputs, lines, lineOf))
@@ -207,13 +200,6 @@ export function agreeOnTotal(inputs: AgreementInputs): AgreedTotal | undefined {
       for (const value of rounded(u + t)) checks.push({ value, weight, source: 'sum' })
     }
   }
-  // The items' sum is the total of a slip that prices tax in, or the subtotal of an invoice that adds it.
-  const items = inputs.itemsSum
-  if (typeof items === 'number' && items > 0) {
-    const sums = [items, ...taxes.filter(({ t }) => t > 0 && t <= items * MAX_TAX_SHARE).map(({ t }) => items + t)]
-    for (const sum of sums)
-      for (const value of [sum, ...rounded(sum)]) checks.push({ value, weight: ITEMS_WEIGHT, source: 'items' })
-  }
   for (const { value, weight, source } of checks) if (value > 0) readings.push({ value, weight, kind: 'check', source })
   for (const r of readings.filter((x) => x.kind === 'label'))
     for (const value of rounded(r.value))
@@ -238,8 +224,9 @@ export function agreeOnTotal(inputs: AgreementInputs): AgreedTotal | undefined {
     repeats.set(key, entry)
   }
 
-  let best: (AgreedTotal & { score: number; laterAt: number }) | undefined
-  const scored = new Map<number, AgreedTotal & { score: number; laterAt: number }>()
+  type Scored = AgreedTotal & { score: number; laterAt: number }
+  let best: Scored | undefined
+  const scored = new Map<number, Scored>()
   for (const key of new Set(readings.map((r) => cents(r.value)))) {
     const same = readings.filter((r) => cents(r.value) === key)
     const labels = same.filter((r): r is LineReading => r.kind === 'label')
@@ -279,7 +266,15 @@ export function agreeOnTotal(inputs: AgreementInputs): AgreedTotal | undefined {
             ? (strongest?.weight ?? 0) * SINGLE_LABEL_SHARE
             : SINGLE_CHECK
     const laterAt = at?.index ?? -1
-    const candidate = { value: key / 100, confidence, at, readings: count, checked, score, laterAt }
+    const candidate = {
+      value: key / 100,
+      confidence,
+      at,
+      readings: count,
+      checked,
+      score,
+      laterAt,
+    }
     scored.set(key, candidate)
     if (!best || score > best.score + 1e-9 || (Math.abs(score - best.score) <= 1e-9 && laterAt > best.laterAt))
       best = candidate
