@@ -2,24 +2,13 @@
 // every queue in plain words in a browser; a missing asset is 404"): headless Chromium (Debian's `chromium`, driven by
 // playwright-core) signs in with the admin token, sees every queue by its plain name with its counts, opens a failed
 // job and retries it.
-import { existsSync } from 'node:fs'
 import { Queue } from 'bullmq'
 import { Redis } from 'ioredis'
-import { type Browser, chromium } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchChromium } from './browser.ts'
 import { ADMIN_TOKEN, startStack, type Stack } from './stack.ts'
 
-const CHROMIUM = '/usr/bin/chromium'
-// The flags a sandboxed root session needs, and no background traffic on a machine without a network.
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
 const PLAIN_NAMES = [
   'Initialization stage',
   'Parse stage',
@@ -39,8 +28,7 @@ let deliveries: Queue
 let failedJobId: string
 
 beforeAll(async () => {
-  // npm test installs Debian's chromium when it is missing; without it this test fails, it is never skipped.
-  expect(existsSync(CHROMIUM), `${CHROMIUM} (apt-get install chromium)`).toBe(true)
+  browser = await launchChromium()
   stack = await startStack()
   redis = new Redis(stack.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null })
   deliveries = new Queue('webhook-delivery', { connection: redis, prefix: stack.env.QUIRE_QUEUE_PREFIX })
@@ -50,7 +38,6 @@ beforeAll(async () => {
   const deadline = Date.now() + 60_000
   while ((await job.getState()) !== 'failed' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200))
   expect(await job.getState()).toBe('failed')
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
 }, 180_000)
 
 afterAll(async () => {

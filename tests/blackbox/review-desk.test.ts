@@ -4,26 +4,17 @@
 // `review.approved`. Also the desk API (GET /v1/documents, GET /v1/documents/{id}/pages/{n}), the sign-in refusals,
 // the CSP, the key kept out of URLs and logs, and axe-core on the queue and the document view. Screenshots go to
 // .scratch/test-output/review-desk/.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import sharp from 'sharp'
-import { type Browser, chromium, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { invoicePdf } from '../fixtures/make-fixtures.ts'
 import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
+import { launchChromium } from './browser.ts'
 import { ADMIN_TOKEN, useStackWithReceiver } from './stack.ts'
 
-const CHROMIUM = '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
 const OUT = path.join(import.meta.dirname, '..', '..', '.scratch', 'test-output', 'review-desk')
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 
@@ -37,10 +28,8 @@ const ctx = useStackWithReceiver()
 let browser: Browser
 
 beforeAll(async () => {
-  // npm test installs Debian's chromium when it is missing; without it this test fails, it is never skipped.
-  expect(existsSync(CHROMIUM), `${CHROMIUM} (apt-get install chromium)`).toBe(true)
   mkdirSync(OUT, { recursive: true })
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  browser = await launchChromium()
 }, 60_000)
 afterAll(async () => {
   await browser?.close()

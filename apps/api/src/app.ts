@@ -2,6 +2,7 @@ import { DomainError } from '@quire/domain'
 import Koa from 'koa'
 import type { AppDeps } from './http/context.ts'
 import { mountRoutes } from './http/mount-routes.ts'
+import { docsAssets } from './openapi/docs-page.ts'
 import { errorHandler } from './middleware/error-handler.ts'
 import { ROUTES } from './routes/registry.ts'
 import type { RouteSpec } from './routes/route.ts'
@@ -16,6 +17,8 @@ export function createApp(deps: AppDeps, extra: Koa.Middleware[] = [], routes: r
   app.on('error', (err: Error) => deps.log.debug({ err }, 'request stream error'))
   app.use(errorHandler(deps.log))
   for (const m of extra) app.use(m)
+  // The files the /docs route's page loads (Swagger UI and its start script), from this API, never a CDN.
+  app.use(docsAssets())
   // Anything no route answered is a flat 404, and a path served with other methods a 405 whose `Allow` header (set
   // by the router below) lists them (RFC 9110); wrapped around the router so that it decides first.
   app.use(async (ctx, next) => {

@@ -19,7 +19,14 @@ export { checkPageLimit, countPages, verifyReadable } from './count-pages.ts'
 export { configureFileLimits, DEFAULT_FILE_LIMITS, fileLimits, type FileLimits } from './file-limits.ts'
 export { DOCX_CHARS_PER_PAGE } from './docx.ts'
 export { parseDocument, parsePdfTextLayer, type ParsedDocument, type ParseOptions } from './parse-document.ts'
-export { findPdftoppm, resolveRasteriser, type Rasteriser, type RasteriserChoice } from './rasterise-pdf-page.ts'
+export { openPdf, type PdfDocument } from './pdf-document.ts'
+export {
+  findPdftoppm,
+  rasterisePdfPage,
+  resolveRasteriser,
+  type Rasteriser,
+  type RasteriserChoice,
+} from './rasterise-pdf-page.ts'
 export {
   createTesseractOcrEngine,
   defaultLangPath,

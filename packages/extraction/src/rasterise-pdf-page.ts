@@ -52,8 +52,11 @@ export async function rasterisePdfPage(options: {
   pageNumber: number
   rasteriser: Rasteriser
   dpi?: number
+  /** Keep the page's colours (a page image for a person, not OCR). Default false: greyscale. */
+  colour?: boolean
 }): Promise<Buffer> {
   const { path, doc, pageNumber, rasteriser } = options
+  const colour = options.colour ?? false
   const page = await doc.getPage(pageNumber)
   const viewport = page.getViewport({ scale: 1 })
   const longestPt = Math.max(viewport.width, viewport.height, 1)
@@ -65,7 +68,8 @@ export async function rasterisePdfPage(options: {
     try {
       const prefix = join(dir, 'page')
       const n = String(pageNumber)
-      await execFileAsync(binary, ['-f', n, '-l', n, '-r', String(dpi), '-gray', '-png', '-singlefile', path, prefix], {
+      const tone = colour ? [] : ['-gray']
+      await execFileAsync(binary, ['-f', n, '-l', n, '-r', String(dpi), ...tone, '-png', '-singlefile', path, prefix], {
         timeout: 120_000,
       })
       return await readFile(`${prefix}.png`)
@@ -76,10 +80,8 @@ export async function rasterisePdfPage(options: {
 
   const png = await renderPageAsImage(doc, pageNumber, { canvasImport: importCanvas, scale: dpi / 72 })
   // Quire's own rendering, at most MAX_RENDER_PIXELS on its longest side: held to that bound.
-  return sharp(Buffer.from(png), { limitInputPixels: MAX_RENDER_PIXELS * MAX_RENDER_PIXELS })
-    .flatten({ background: '#ffffff' })
-    .greyscale()
-    .withDensity(dpi)
-    .png()
-    .toBuffer()
+  const image = sharp(Buffer.from(png), { limitInputPixels: MAX_RENDER_PIXELS * MAX_RENDER_PIXELS }).flatten({
+    background: '#ffffff',
+  })
+  return (colour ? image : image.greyscale()).withDensity(dpi).png().toBuffer()
 }

@@ -89,6 +89,7 @@ export function mountRoutes(deps: AppDeps, routes: readonly RouteSpec[]): Router
         }
         ctx.status = reply.status
         if (reply.type) ctx.type = reply.type
+        if (reply.headers) ctx.set(reply.headers)
         ctx.body = reply.body
       } catch (raw) {
         const err = toClientError(raw)

@@ -26,7 +26,7 @@ import { ROUTES } from '../routes/registry.ts'
 import { buildOpenApi } from './build-openapi.ts'
 import { DOMAIN_ERROR_CODES, errorInfo, FlatError, NestedError } from './error-schemas.ts'
 import { openApiValidator } from './openapi-validator.test-helper.ts'
-import { renderDocsHtml, renderDocsIndex } from './render-docs.ts'
+import { DOCS_ASSETS, renderDocsIndex, renderDocsPage } from './docs-page.ts'
 import type { Balance, CreatedApiKey, Delivery, LedgerEntry, Workspace } from './resource-schemas.ts'
 import { testAppDeps } from '../http/app-deps.test-helper.ts'
 
@@ -269,15 +269,27 @@ describe.each(FORMS)('OpenAPI document, Form %s', (form) => {
     }
   })
 
-  it('renders every operation and schema on the /docs page, with no external resources', () => {
-    const html = renderDocsHtml(doc)
+  it('puts the whole document in the /docs page as a data block, and loads only its own assets, no inline script', () => {
+    const html = renderDocsPage(doc, 'A')
     expect(html).toMatch(/^<!doctype html>/)
-    for (const { path: p, op } of operationsOf(doc)) {
-      expect(html).toContain(`id="op-${op.operationId}"`)
-      expect(html).toContain(`<code>${p}</code>`)
-    }
-    for (const name of Object.keys(doc.components.schemas)) expect(html).toContain(`id="schema-${name}"`)
-    expect(html).not.toMatch(/<script|<link|src=|href="https?:/i)
+    const block = /<script type="application\/json" id="openapi-document">(.*?)<\/script>/s.exec(html)
+    expect(JSON.parse(block![1]!)).toEqual(doc)
+    const scripts = [...html.matchAll(/<script([^>]*)>(.*?)<\/script>/gs)]
+    expect(scripts.map((m) => m[1])).toEqual([
+      ' type="application/json" id="openapi-document"',
+      ` src="${DOCS_ASSETS}/swagger-ui-bundle.js"`,
+      ` src="${DOCS_ASSETS}/docs.js"`,
+    ])
+    for (const [, , body] of scripts.slice(1)) expect(body).toBe('')
+    for (const [, url] of html.matchAll(/(?:src|href)="([^"]*)"/g)) expect(url).toMatch(/^(\/|\?form=)/)
+    expect(html).not.toMatch(/<style|style=/i)
+  })
+
+  it('a document cannot end its data block early', () => {
+    const html = renderDocsPage({ ...doc, info: { title: 'x</script><script>alert(1)</script>' } }, 'B')
+    expect(html.match(/<\/script>/g)).toHaveLength(3)
+    const block = /<script type="application\/json" id="openapi-document">(.*?)<\/script>/s.exec(html)
+    expect(JSON.parse(block![1]!).info.title).toBe('x</script><script>alert(1)</script>')
   })
 })
 

@@ -81,7 +81,7 @@ export type RouteInput<Q = unknown, B = unknown> = {
 }
 
 /** What a handler answers; the status must be one its declaration lists. */
-export type RouteReply = { status: number; body: unknown; type?: string }
+export type RouteReply = { status: number; body: unknown; type?: string; headers?: Readonly<Record<string, string>> }
 
 // Handlers narrow their own input; the spec list is heterogeneous.
 export type Handler = (input: RouteInput<any, any>) => Promise<RouteReply>

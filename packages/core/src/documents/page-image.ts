@@ -1,53 +1,37 @@
-import { readFile } from 'node:fs/promises'
-import { ExtractionError, type FileLimits, type FileType } from '@quire/extraction'
+import { ExtractionError, type FileType, fileLimits, openPdf, rasterisePdfPage } from '@quire/extraction'
 import sharp, { type Sharp } from 'sharp'
-import { createIsomorphicCanvasFactory, getDocumentProxy, renderPageAsImage } from 'unpdf'
 
 /** Longest side of a page image for a reviewer (DESIGN, "Review desk": at most 2000 px). */
 export const MAX_PAGE_IMAGE_SIDE = 2000
 
-const importCanvas = () => import('@napi-rs/canvas')
-
-// pdf.js (inside unpdf 1.7) calls ArrayBuffer.prototype.transferToFixedLength while building operator lists; Node 20
-// lacks it and text pages then render blank (the same polyfill as @quire/extraction's pdf-polyfill.ts, which that
-// package does not export).
-type WithTransfer = { transferToFixedLength?: (length?: number) => ArrayBuffer }
-if (!(ArrayBuffer.prototype as WithTransfer).transferToFixedLength) {
-  Object.defineProperty(ArrayBuffer.prototype, 'transferToFixedLength', {
-    configurable: true,
-    writable: true,
-    value(this: ArrayBuffer, length: number = this.byteLength): ArrayBuffer {
-      const copy = new ArrayBuffer(length)
-      new Uint8Array(copy).set(new Uint8Array(this, 0, Math.min(length, this.byteLength)))
-      return copy
-    },
-  })
-}
+/** A PDF point is 1/72 inch: the dpi at which a page's longest side is MAX_PAGE_IMAGE_SIDE pixels. */
+const POINTS_PER_INCH = 72
 
 /**
  * One page (1-based, of the file) as a PNG whose longest side is at most MAX_PAGE_IMAGE_SIDE: the whole page, in the
  * geometry the extracted `bbox` fractions refer to (a PDF page's viewport, an image's own pixels, unrotated as OCR
- * reads them). Held to the same file limits as parsing: images by their pixel count before decoding, images inside a
- * PDF by pdf.js's `maxImageSize`. Runs in the page-image child process (page-image.child.ts), never on the API's
- * event loop.
+ * reads them). Held to the process's file limits as parsing is (`fileLimits()`: images by their pixel count before
+ * decoding, images inside a PDF by pdf.js's `maxImageSize`). A PDF page is drawn by pdf.js as parsing draws it
+ * (`@quire/extraction`'s openPdf and rasterisePdfPage), in colour. Runs in the page-image child process
+ * (page-image.child.ts), never on the API's event loop.
  */
-export async function renderPageImage(opts: {
-  path: string
-  type: FileType
-  page: number
-  limits: FileLimits
-}): Promise<Buffer> {
-  const { limits } = opts
+export async function renderPageImage(opts: { path: string; type: FileType; page: number }): Promise<Buffer> {
+  const limits = fileLimits()
   if (opts.type === 'pdf') {
-    const data = new Uint8Array(await readFile(opts.path))
-    const CanvasFactory = await createIsomorphicCanvasFactory(importCanvas)
-    const doc = await getDocumentProxy(data, { verbosity: 0, maxImageSize: limits.maxImagePixels, CanvasFactory })
+    const doc = await openPdf(opts.path, { withCanvas: true })
     try {
       const page = await doc.getPage(opts.page)
       const viewport = page.getViewport({ scale: 1 })
-      const scale = MAX_PAGE_IMAGE_SIDE / Math.max(viewport.width, viewport.height, 1)
-      const png = await renderPageAsImage(doc, opts.page, { canvasImport: importCanvas, scale })
-      return toPagePng(sharp(Buffer.from(png), { limitInputPixels: limits.maxImagePixels }))
+      const dpi = (MAX_PAGE_IMAGE_SIDE * POINTS_PER_INCH) / Math.max(viewport.width, viewport.height, 1)
+      const png = await rasterisePdfPage({
+        path: opts.path,
+        doc,
+        pageNumber: opts.page,
+        rasteriser: 'pdfjs',
+        dpi,
+        colour: true,
+      })
+      return toPagePng(sharp(png, { limitInputPixels: limits.maxImagePixels }))
     } finally {
       await doc.destroy()
     }

@@ -1,10 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { createPrisma, type Db } from '@quire/db'
-import { type BlobStore, createFsBlobStore } from '@quire/storage'
+import { openStoreFixture } from '@quire/testing'
 import sharp from 'sharp'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { jobIdOfBlobKey } from '../jobs/create-job.ts'
 import { submitTestJob } from '../jobs/submit-job.test-helper.ts'
 import { ensurePlatformPipelines } from '../pipelines/pipelines.ts'
@@ -16,22 +12,12 @@ import { createPageRenderer, type PageRenderer } from './page-renderer.ts'
 // The review desk's reads on real PostgreSQL and a real blob store (DESIGN, "Review desk"): the document list in
 // keyset pages, oldest first for review statuses; page images rendered once in a child process and kept.
 
-let db: Db
-let dir: string
-let blobs: BlobStore
-let renderer: PageRenderer
-
-beforeAll(async () => {
-  db = createPrisma(process.env.DATABASE_URL!)
-  dir = await mkdtemp(path.join(tmpdir(), 'quire-desk-'))
-  blobs = createFsBlobStore({ dir: path.join(dir, 'blobs') })
-  renderer = createPageRenderer()
-  await ensurePlatformPipelines(db)
-})
+const fixture = await openStoreFixture({ name: 'desk', prepare: ensurePlatformPipelines })
+const { db, dir, blobs } = fixture
+const renderer: PageRenderer = createPageRenderer()
 afterAll(async () => {
   await renderer.close()
-  await db.$disconnect()
-  await rm(dir, { recursive: true, force: true })
+  await fixture.close()
 })
 
 /** A submitted job with one document of `status` (as the stages would have left it). */

@@ -1,12 +1,7 @@
 // A reviewer's correction of an item table on real PostgreSQL, after the real stages extracted it from a real PDF.
 // DESIGN, Extraction: "`invoice` also has `line_items` ... a reviewer's `data` may replace the whole array".
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { createPrisma, type Db } from '@quire/db'
-import { createOcrEngine, type OcrEngine } from '@quire/extraction'
-import { type BlobStore, createFsBlobStore } from '@quire/storage'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openStoreFixture } from '@quire/testing'
+import { afterAll, describe, expect, it } from 'vitest'
 import { submitTestJob } from '../jobs/submit-job.test-helper.ts'
 import { ensurePlatformPipelines } from '../pipelines/pipelines.ts'
 import { runStages } from '../stages/run-stage.ts'
@@ -27,26 +22,11 @@ const ITEM_INVOICE = [
   'Total Due: 2,219.88 EUR',
 ]
 
-let db: Db
-let dir: string
-let blobs: BlobStore
-let deps: StageDeps
-// Started on first use only: these text PDFs never need it.
-let ocr: OcrEngine
-
-beforeAll(async () => {
-  db = createPrisma(process.env.DATABASE_URL!)
-  dir = await mkdtemp(path.join(tmpdir(), 'quire-review-items-'))
-  blobs = createFsBlobStore({ dir: path.join(dir, 'blobs') })
-  ocr = createOcrEngine({ workers: 1 })
-  deps = { db, blobs, ocr }
-  await ensurePlatformPipelines(db)
-})
-afterAll(async () => {
-  await ocr.close()
-  await db.$disconnect()
-  await rm(dir, { recursive: true, force: true })
-})
+// The OCR engine starts on first use only: these text PDFs never need it.
+const fixture = await openStoreFixture({ name: 'review-items', prepare: ensurePlatformPipelines, ocr: true })
+const { db, dir, blobs, ocr } = fixture
+const deps: StageDeps = { db, blobs, ocr }
+afterAll(fixture.close)
 
 /** A text-PDF invoice run through every stage with the built-in invoice schema, then parked as validate parks one. */
 async function parkedInvoice() {

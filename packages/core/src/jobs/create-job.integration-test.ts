@@ -1,11 +1,9 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readdir } from 'node:fs/promises'
 import path from 'node:path'
-import { createPrisma, type Db } from '@quire/db'
 import { newId } from '@quire/domain'
 import { DIRECT_DISPATCH_GRACE_MS, FANOUT_QUEUE, PRIORITY, jobKeys } from '@quire/queues'
-import { type BlobStore, createFsBlobStore } from '@quire/storage'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openStoreFixture } from '@quire/testing'
+import { afterAll, describe, expect, it } from 'vitest'
 import {
   createPipeline,
   createPipelineVersion,
@@ -30,20 +28,9 @@ import { submitTestJob } from './submit-job.test-helper.ts'
 // The submission path on real PostgreSQL: what createJob writes in its few statements is exactly what reads see, a
 // refusal writes nothing, and the one-statement lookups (key, pipeline) decide as the rules say.
 
-let db: Db
-let dir: string
-let blobs: BlobStore
-
-beforeAll(async () => {
-  db = createPrisma(process.env.DATABASE_URL!)
-  dir = await mkdtemp(path.join(tmpdir(), 'quire-create-job-'))
-  blobs = createFsBlobStore({ dir: path.join(dir, 'blobs') })
-  await ensurePlatformPipelines(db)
-})
-afterAll(async () => {
-  await db.$disconnect()
-  await rm(dir, { recursive: true, force: true })
-})
+const fixture = await openStoreFixture({ name: 'create-job', prepare: ensurePlatformPipelines })
+const { db, dir, blobDir, blobs } = fixture
+afterAll(fixture.close)
 
 /** One text PDF submitted as the API would (the createJob options given override a plain async job's). */
 const submit = (workspaceId: string, options?: Partial<JobOptions>, confirmKey?: KeyState) =>
@@ -128,8 +115,8 @@ describe('createJob', () => {
     expect(await db.event.count({ where: { workspaceId: ws.id } })).toBe(0)
     expect(await db.outboxMessage.count()).toBe(before)
     expect(await db.creditHold.count({ where: { workspaceId: ws.id } })).toBe(0)
-    for (const jobDir of await readdir(path.join(dir, 'blobs', ws.id))) {
-      expect(await readdir(path.join(dir, 'blobs', ws.id, jobDir))).toEqual([])
+    for (const jobDir of await readdir(path.join(blobDir, ws.id))) {
+      expect(await readdir(path.join(blobDir, ws.id, jobDir))).toEqual([])
     }
   })
 

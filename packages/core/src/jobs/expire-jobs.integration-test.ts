@@ -1,9 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { createPrisma, type Db } from '@quire/db'
-import { type BlobStore, createFsBlobStore } from '@quire/storage'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openStoreFixture } from '@quire/testing'
+import { afterAll, describe, expect, it } from 'vitest'
 import { ensurePlatformPipelines } from '../pipelines/pipelines.ts'
 import { createWorkspace } from '../workspaces/workspaces.ts'
 import { blockJob } from './error-groups.ts'
@@ -12,20 +8,9 @@ import { submitTestJob } from './submit-job.test-helper.ts'
 
 // Retention on real PostgreSQL: a job still running when it reaches retention fails like any failure.
 
-let db: Db
-let dir: string
-let blobs: BlobStore
-
-beforeAll(async () => {
-  db = createPrisma(process.env.DATABASE_URL!)
-  dir = await mkdtemp(path.join(tmpdir(), 'quire-expire-'))
-  blobs = createFsBlobStore({ dir: path.join(dir, 'blobs') })
-  await ensurePlatformPipelines(db)
-})
-afterAll(async () => {
-  await db.$disconnect()
-  await rm(dir, { recursive: true, force: true })
-})
+const fixture = await openStoreFixture({ name: 'expire', prepare: ensurePlatformPipelines })
+const { db, dir, blobs } = fixture
+afterAll(fixture.close)
 
 describe('expireJobs', () => {
   it('a blocked job reaching retention fails at its stage with job_expired: job.failed recorded, hold released, its error group resolved', async () => {

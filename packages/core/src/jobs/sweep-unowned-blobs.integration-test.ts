@@ -1,10 +1,8 @@
-import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { utimes, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { createPrisma, type Db } from '@quire/db'
 import { newId } from '@quire/domain'
-import { type BlobStore, createFsBlobStore } from '@quire/storage'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openStoreFixture } from '@quire/testing'
+import { afterAll, describe, expect, it } from 'vitest'
 import { ensurePlatformPipelines } from '../pipelines/pipelines.ts'
 import { createWorkspace } from '../workspaces/workspaces.ts'
 import { blobKeyFor, jobIdOfBlobKey } from './create-job.ts'
@@ -13,22 +11,9 @@ import { sweepUnownedBlobs } from './sweep-unowned-blobs.ts'
 
 // The sweep of stored files no live job owns, on real PostgreSQL and a real filesystem store.
 
-let db: Db
-let dir: string
-let blobRoot: string
-let blobs: BlobStore
-
-beforeAll(async () => {
-  db = createPrisma(process.env.DATABASE_URL!)
-  dir = await mkdtemp(path.join(tmpdir(), 'quire-sweep-blobs-'))
-  blobRoot = path.join(dir, 'blobs')
-  blobs = createFsBlobStore({ dir: blobRoot })
-  await ensurePlatformPipelines(db)
-})
-afterAll(async () => {
-  await db.$disconnect()
-  await rm(dir, { recursive: true, force: true })
-})
+const fixture = await openStoreFixture({ name: 'sweep-blobs', prepare: ensurePlatformPipelines })
+const { db, dir, blobDir: blobRoot, blobs } = fixture
+afterAll(fixture.close)
 
 const HOUR = 3_600_000
 /** Stores a file under `key` last modified `ageMs` ago. */

@@ -1,12 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { createPrisma, type Db } from '@quire/db'
 import { PER_DOCUMENT_STAGES, WORKER_STAGES, type WorkerStage } from '@quire/domain'
-import { createOcrEngine, type OcrEngine, type ParsePool, parseDocument } from '@quire/extraction'
+import { type ParsePool, parseDocument } from '@quire/extraction'
 import { FANOUT_QUEUE, FanoutPayload, fanoutEventIds, jobKeys } from '@quire/queues'
-import { type BlobStore, createFsBlobStore } from '@quire/storage'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openStoreFixture } from '@quire/testing'
+import { afterAll, describe, expect, it } from 'vitest'
 import { INVOICE_LINES, scannedPdf } from '../../../../tests/fixtures/make-fixtures.ts'
 import { cancelJob } from '../jobs/cancel-job.ts'
 import { submitTestJob } from '../jobs/submit-job.test-helper.ts'
@@ -18,25 +14,10 @@ import { loadJobForStage, type StageDeps } from './stage-context.ts'
 // runStage on real PostgreSQL, a real blob store in a temporary directory and real PDFs. Crashes and cancellations
 // are injected through the deps the stage worker passes (onCommit, the blob store), never by mocking modules.
 
-let db: Db
-let dir: string
-let blobs: BlobStore
-let ocr: OcrEngine
-let deps: StageDeps
-
-beforeAll(async () => {
-  db = createPrisma(process.env.DATABASE_URL!)
-  dir = await mkdtemp(path.join(tmpdir(), 'quire-run-stage-'))
-  blobs = createFsBlobStore({ dir: path.join(dir, 'blobs') })
-  ocr = createOcrEngine({ workers: 1 })
-  deps = { db, blobs, ocr }
-  await ensurePlatformPipelines(db)
-})
-afterAll(async () => {
-  await ocr.close()
-  await db.$disconnect()
-  await rm(dir, { recursive: true, force: true })
-})
+const fixture = await openStoreFixture({ name: 'run-stage', prepare: ensurePlatformPipelines, ocr: true })
+const { db, dir, blobs, ocr } = fixture
+const deps: StageDeps = { db, blobs, ocr }
+afterAll(fixture.close)
 
 /** Submits a job the way the API does: intake of a real PDF, then createJob (which queues initialization). */
 async function submitJob(pages: string[][] = [INVOICE_LINES], opts: { webhook?: boolean; bytes?: Uint8Array } = {}) {

@@ -4,7 +4,7 @@ import type { ApiForm } from '@quire/forms'
 import { z } from 'zod'
 import { baseUrl } from '../../http/context.ts'
 import { buildOpenApi } from '../../openapi/build-openapi.ts'
-import { renderDocsHtml, renderDocsIndex } from '../../openapi/render-docs.ts'
+import { DOCS_PAGE_HEADERS, renderDocsIndex, renderDocsPage } from '../../openapi/docs-page.ts'
 import { defineRoute, type RouteInput, type RouteSpec } from '../route.ts'
 
 /** `GET /v1/openapi.json` and `/docs`: `?form=A|B`; without it the API key decides. */
@@ -62,16 +62,17 @@ export const API_DESCRIPTION_ROUTES = [
     operationId: 'getDocs',
     tag: 'API description',
     summary: 'API reference page',
-    description: 'This document rendered as HTML. Pass `form`; with neither a form nor a key it links to both.',
+    description:
+      'This document rendered as HTML by Swagger UI, served from this API. Pass `form`; with neither a form nor a key it links to both.',
     auth: 'optional-key',
     query: { schema: OpenApiQuery },
     responses: { '200': { description: 'HTML page.', text: 'text/html' } },
     handle: async (input) => {
       const form = await formOf(input)
       const html = form
-        ? renderDocsHtml(documentFor(input.routes, form, baseUrl(input.ctx, input.deps)))
+        ? renderDocsPage(documentFor(input.routes, form, baseUrl(input.ctx, input.deps)), form)
         : renderDocsIndex()
-      return { status: 200, type: 'text/html; charset=utf-8', body: html }
+      return { status: 200, type: 'text/html; charset=utf-8', headers: DOCS_PAGE_HEADERS, body: html }
     },
   }),
 ]
