@@ -12,6 +12,15 @@ describe('extractInvoice: conventions of other languages and of till slips', () 
     expect(f.amount.value).toBe(1220)
   })
 
+  it('finds the number under its label in a row of labels whose other cells it does not know', () => {
+    const f = extractInvoice(
+      ['Factuur', 'Factuurnr.   Afgedrukt op   Datum', 'A-044319   03-03-22   18-03-22', 'Totaal   12,10'].join('\n'),
+    )
+    expect(f.invoice_number.value).toBe('A-044319')
+    // A value on the label's own line, across a gap, is still read there.
+    expect(extractInvoice('Invoice No.     RE-20201121/508\nTotal 5.00').invoice_number.value).toBe('RE-20201121/508')
+  })
+
   it('matches labels and month names whose accents OCR dropped', () => {
     const f = extractInvoice(
       'Rechnungs-Nr. RE-4411\nDatum: 28. Marz 2024\nSous-total 100,00 €\nTVA 20 % 20,00 €\nNet a payer: 120,00 €',

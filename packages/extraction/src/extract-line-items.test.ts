@@ -102,6 +102,27 @@ describe('extractLineItems from a text PDF with word positions (DESIGN, Extracti
 })
 
 describe('extractLineItems from plain text (no positions)', () => {
+  it('reads a till slip through misread decimal marks and a garbled quantity line', () => {
+    const items = extractLineItems(
+      [
+        'CAFE AM MARKT',
+        '80331 München',
+        'TEA                                33:57',
+        'SUSI',
+        'APPLES                             26,80',
+        '2 x 13,40',
+        'MILK 1L                           23,68',
+        'TOTAL                           113-55 €',
+        'Bar                               120,00',
+      ].join('\n'),
+    )
+    expect(values(items)).toEqual([
+      ['TEA', 1, 33.57, 33.57],
+      ['APPLES', 2, 13.4, 26.8],
+      ['MILK 1L', 1, 23.68, 23.68],
+    ])
+  })
+
   it('reads an English table: columns in order, rows until the subtotal, no page or bbox', () => {
     const items = extractLineItems(
       [

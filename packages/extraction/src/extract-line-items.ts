@@ -45,8 +45,11 @@ const QTY_TIMES = /^(\d{1,4}(?:[.,]\d{1,3})?)\.?\s*[x×*]{1,2}\.?\s+(.+)$/i
 const TIMES_PRICE = /^(.*?)\s*(\d{1,4}(?:[.,]\d{1,3})?)\.?\s*[x×*@]\.?\s*((?:[$€£₹]|RM|Rs\.?)?\s?\d[\d.,]*\d)\s*$/i
 /** A till's quantity line as OCR may garble it ("3.x:17.38", "2. % 9.38"): a small count, marks, a price. */
 const LOOSE_QTY_LINE = /^(\d{1,2})[\s.:,;%xX×*@]{1,5}(\d{1,4}[.,:]\d{2})$/
-/** "32:52": a decimal point OCR read as a colon, in a till's amount column. */
-const colonDecimal = (text: string): string => text.replace(/^(\d+):(\d{2})$/, '$1.$2')
+/** "32:52", "11-91": a decimal mark OCR read as a colon or a hyphen, in a till's amount column. */
+const misreadDecimal = (text: string): string => text.replace(/^(\d+)[:-](\d{2})$/, `$1.$2`)
+const MISREAD_AMOUNT = /(?<![\d.,:-])\d+[:-]\d{2}(?![\d.,:-])/
+/** A line of one short word among a till's items ("SUSI" for "3 x 11,19"): a misread quantity line, passed over. */
+const SHORT_NOISE = 6
 const RULE_LINE = /^[\s\-=_*.~]+$/
 
 const round2 = (n: number): number => Math.round(n * 100) / 100
@@ -351,8 +354,11 @@ function checkRow(row: Row): Row {
  * with decimals, the quantity written as `2 x NAME`, `NAME 2 @ 3.50`, or `2 x 3.50` on the line below.
  */
 function tillRows(doc: TextDoc, decimal: ',' | '.'): Row[] {
-  // The first total with a figure (an address line "VAT No 123 4567 89" is no total).
-  const end = doc.lines.findIndex((l) => endsTable(l) && findAmounts(l.text).some((a) => a.quality === 1))
+  // The first total with a figure, read right or with its decimal mark misread ("113-55"); an address line
+  // "VAT No 123 4567 89" is no total.
+  const end = doc.lines.findIndex(
+    (l) => endsTable(l) && (findAmounts(l.text).some((a) => a.quality === 1) || MISREAD_AMOUNT.test(l.text)),
+  )
   if (end <= 0) return []
   const rows: Row[] = []
   let below: { qty: number; price: number; at?: Token } | null = null
@@ -368,13 +374,13 @@ function tillRows(doc: TextDoc, decimal: ',' | '.'): Row[] {
     const loose = qtyLine ? null : LOOSE_QTY_LINE.exec(line.text.trim())
     if ((qtyLine && !/\p{L}{2,}/u.test(qtyLine[1] ?? '')) || loose) {
       const qty = cellNumber((qtyLine?.[2] ?? loose?.[1]) as string, decimal)
-      const price = cellNumber(colonDecimal((qtyLine?.[3] ?? loose?.[2]) as string), decimal)
+      const price = cellNumber(misreadDecimal((qtyLine?.[3] ?? loose?.[2]) as string), decimal)
       if (qty !== null && price !== null) {
         below = { qty, price, at: toks[toks.length - 1] }
         continue
       }
     }
-    for (const t of toks) t.text = colonDecimal(t.text)
+    for (const t of toks) t.text = misreadDecimal(t.text)
     const amountAt = toks.length - 1 - [...toks].reverse().findIndex((t) => numeric(t) && /[.,]\d{2}\)?$/.test(t.text))
     const amountTok = amountAt < toks.length ? toks[amountAt] : undefined
     const before = amountTok ? toks.slice(0, amountAt).filter((t) => !currencyOnly(t.text)) : []
@@ -383,7 +389,7 @@ function tillRows(doc: TextDoc, decimal: ',' | '.'): Row[] {
     if (amount === null || !/\p{L}{2,}/u.test(words) || amountAt < toks.length - 2) {
       // A misread line between the items and the total, or a garbled quantity line (no words) among the items, is
       // passed over; a line of words that is no item ends them.
-      const garbled = !/\p{L}{2,}/u.test(line.text)
+      const garbled = !/\p{L}{2,}/u.test(line.text) || (toks.length === 1 && line.text.trim().length <= SHORT_NOISE)
       if ((rows.length && !garbled) || ++skipped > MAX_BLANKS) break
       below = null
       continue

@@ -203,7 +203,10 @@ export function readHit(ctx: ReadContext, hit: LabelHit, spec: FieldSpec): Candi
     }
     const parsed = parseValue(window, spec, ctx)
     if (parsed) return make(parsed, 1, pos)
-    if (window.trim() && spec.type === 'string') return null
+    // Text that is no value ends the search, unless a column gap parts it from the label: then it is the next
+    // cell of a row of labels ("Factuurnr.   Besteldatum   Datum"), and the value sits below.
+    const acrossGap = /\s{2,}|\|/.test(doc.text.slice(hit.end, pos + window.length - window.trimStart().length))
+    if (window.trim() && spec.type === 'string' && !acrossGap) return null
   }
 
   // 2. The next non-empty line (one blank line may sit between).

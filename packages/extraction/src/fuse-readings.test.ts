@@ -29,9 +29,25 @@ describe('fuseReadings', () => {
     expect(fused.issuer).toEqual({ value: null, confidence: 0 })
   })
 
-  it('keeps the primary reading’s non-field values (line items) as they are', () => {
+  it('keeps the primary reading’s table (line items) unless the second one holds together better', () => {
     const rows = [{ description: { value: 'Tea', confidence: 0.9 } }]
     const fused = fuseReadings({ line_items: rows }, { line_items: [] })
     expect(fused.line_items).toBe(rows)
+
+    // The first reading lost a quantity line and a row; the second's rows multiply out and add up to the total.
+    const f = (value: unknown) => ({ value, confidence: 0.7 })
+    const row = (d: string, q: number | null, u: number | null, a: number) => ({
+      description: f(d),
+      quantity: f(q),
+      unit_price: f(u),
+      amount: f(a),
+    })
+    const first = { amount: f(21.69 + 30.88), line_items: [row('EGGS 10', 2, 15.44, 30.88)] }
+    const second = {
+      amount: f(21.69 + 30.88),
+      line_items: [row('BREAD', 3, 7.23, 21.69), row('EGGS 10', 2, 15.44, 30.88)],
+    }
+    expect(fuseReadings(first, second).line_items).toBe(second.line_items)
+    expect(fuseReadings(second, first).line_items).toBe(second.line_items)
   })
 })

@@ -25,15 +25,50 @@ function fuseField(a: FieldValue, b: FieldValue): FieldValue {
   return { ...surer, confidence: surer.confidence * DISAGREED }
 }
 
+type Row = Record<string, unknown>
+const cellNumber = (row: Row, cell: string): number | null => {
+  const v = row[cell]
+  return isField(v) && typeof v.value === 'number' ? v.value : null
+}
+const same = (a: number, b: number): boolean => Math.abs(a - b) <= 0.011
+
 /**
- * Fuses the fields extracted from a page's two readings, field by field. Fields that are not single values (line
- * items) come from the first reading, the primary one.
+ * How well a table of rows holds together: each row with an amount counts, a row whose quantity × unit price makes
+ * its amount counts again, and amounts that add up to one of `totals` count once more per row.
+ */
+function tableScore(rows: readonly Row[], totals: readonly number[]): number {
+  let score = 0
+  let sum = 0
+  for (const row of rows) {
+    const amount = cellNumber(row, 'amount')
+    const quantity = cellNumber(row, 'quantity')
+    const price = cellNumber(row, 'unit_price')
+    if (amount === null) continue
+    sum += amount
+    score += 1
+    if (quantity !== null && price !== null && same(quantity * price, amount)) score += 1
+  }
+  return totals.some((t) => same(t, sum)) ? score + rows.length : score
+}
+
+/**
+ * Fuses the fields extracted from a page's two readings, field by field. A table (line items) is taken whole from
+ * the reading whose rows hold together better against the fused totals (tableScore), the first reading's on a tie.
  */
 export function fuseReadings<T extends Record<string, unknown>>(primary: T, second: T): T {
   const fused: Record<string, unknown> = { ...primary }
   for (const [name, value] of Object.entries(primary)) {
     const other = second[name]
     if (isField(value) && isField(other)) fused[name] = fuseField(value, other)
+  }
+  const totals = ['amount', 'amount_untaxed'].flatMap((name) => {
+    const v = fused[name]
+    return isField(v) && typeof v.value === 'number' ? [v.value] : []
+  })
+  for (const [name, value] of Object.entries(primary)) {
+    const other = second[name]
+    if (!Array.isArray(value) || !Array.isArray(other)) continue
+    if (tableScore(other as Row[], totals) > tableScore(value as Row[], totals)) fused[name] = other
   }
   return fused as T
 }

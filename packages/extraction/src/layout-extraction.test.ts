@@ -39,6 +39,30 @@ describe('layoutText', () => {
     expect(text.split('\n')[1]).toContain('Total')
     expect(text.split('\n')[1]).toContain('99.00')
   })
+
+  it('keeps a tilted till slip row on one row when each run is one box (skew from words facing each other)', () => {
+    // An engine that boxes whole runs (PaddleOCR): an item and its amount are two runs, the amount lower by the tilt
+    // (more than half a word height: without the skew they fall on two rows).
+    const slope = 0.015
+    const rows = [
+      ['TEA', '33,57'],
+      ['3 x 11,19', ''],
+      ['APPLES', '26,80'],
+      ['2 x 13,40', ''],
+      ['Summe EUR', '114,33'],
+    ]
+    let group = 0
+    const words = rows.flatMap(([left, right], i) => {
+      const y = 0.2 + i * 0.03
+      const out = [word(left as string, 0.05, y + slope * 0.05, 0.3, y + slope * 0.05 + 0.018, group++)]
+      if (right) out.push(word(right, 0.75, y + slope * 0.75, 0.95, y + slope * 0.75 + 0.018, group++))
+      return out
+    })
+    const lines = layoutText(words).text.split('\n')
+    expect(lines[0]).toMatch(/^TEA\s+33,57$/)
+    expect(lines).toContain('APPLES   26,80')
+    expect(lines.at(-1)).toMatch(/^Summe EUR\s+114,33$/)
+  })
 })
 
 describe('wordsFromTsv', () => {

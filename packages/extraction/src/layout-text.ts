@@ -38,7 +38,8 @@ export function estimateSkew(words: readonly LayoutWord[]): number {
   }
   const slopes: number[] = []
   for (const list of groups.values()) {
-    if (list.length < 3) continue
+    // A run placed on one box (an engine that boxes whole lines: every word shares its top and bottom) says nothing.
+    if (list.length < 3 || list.every((w) => w.box[1] === list[0]?.box[1] && w.box[3] === list[0]?.box[3])) continue
     const xs = list.map((w) => (w.box[0] + w.box[2]) / 2)
     const ys = list.map((w) => w.box[3])
     const mx = xs.reduce((a, b) => a + b, 0) / xs.length
@@ -51,8 +52,37 @@ export function estimateSkew(words: readonly LayoutWord[]): number {
     })
     if (den > 0) slopes.push(num / den)
   }
-  const slope = median(slopes)
+  const slope = slopes.length ? median(slopes) : pairSkew(words)
   return Math.abs(slope) <= MAX_SKEW_SLOPE ? slope : 0
+}
+
+/** Word pairs this far apart across the page (a share of its width) measure a slope; closer ones are too noisy. */
+const PAIR_MIN_DX = 0.25
+/** A pair's partner sits within this many word heights vertically (a tilt of under half a line). */
+const PAIR_MAX_DY_HEIGHTS = 0.9
+
+/**
+ * The skew from words of different runs that face each other across the page (a till slip's item and its amount):
+ * each word's nearest partner far to its right, in another run, within a line height; the median of their slopes.
+ * For an engine whose runs are single boxes, which give no slope of their own.
+ */
+function pairSkew(words: readonly LayoutWord[]): number {
+  const slopes: number[] = []
+  for (const w of words) {
+    const cy = (w.box[1] + w.box[3]) / 2
+    const h = w.box[3] - w.box[1]
+    let best: { dy: number; slope: number } | undefined
+    for (const v of words) {
+      if (v === w || (v.group !== undefined && v.group === w.group)) continue
+      const dx = (v.box[0] + v.box[2]) / 2 - (w.box[0] + w.box[2]) / 2
+      if (dx < PAIR_MIN_DX || v.box[0] <= w.box[2]) continue
+      const dy = (v.box[1] + v.box[3]) / 2 - cy
+      if (Math.abs(dy) > PAIR_MAX_DY_HEIGHTS * Math.max(h, v.box[3] - v.box[1])) continue
+      if (!best || Math.abs(dy) < Math.abs(best.dy)) best = { dy, slope: dy / dx }
+    }
+    if (best) slopes.push(best.slope)
+  }
+  return median(slopes)
 }
 
 /** Groups words into rows (deskewed), each row left to right, rows top to bottom. */
