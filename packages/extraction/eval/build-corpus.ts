@@ -5,7 +5,9 @@ import { HOLDOUT_LAYOUTS, invoicePage, receiptPage, TUNED_LAYOUTS, type PageMode
 import { RECEIPT_COUNTRIES, receiptSpec } from './corpus-receipts.ts'
 import { renderDocx, renderImage, renderPdf, renderScannedPdf, scanOptions } from './corpus-render.ts'
 import {
+  formatDate,
   hashSeed,
+  int,
   invoiceSpec,
   itemTruth,
   pick,
@@ -57,6 +59,43 @@ export function decorateItems(spec: DocSpec): DocSpec {
   return { ...spec, lines, table: { position: v() < 0.3, bordered: v() < 0.35 } }
 }
 
+/**
+ * What real invoices showed that clean generated ones did not (issue 37): ids with slashes and letters, a delivery,
+ * order or print date beside the invoice date, a tax summary whose gross is another "total", faded print. Drawn from
+ * the document's own seed, so the main stream (and every other document) stays as it was.
+ */
+export function hardenInvoice(spec: DocSpec): DocSpec {
+  const v = rng(hashSeed(`${spec.id}:hard`))
+  const date = new Date(`${spec.expected.date}T00:00:00Z`)
+  const [y, m, d] = spec.expected.date.split('-') as [string, string, string]
+  const n = int(v, 1, 99_999)
+  const letter = pick(v, ['A', 'B', 'E', 'K', 'R'])
+  const hardIds = [
+    `RE-${y}${m}${d}/${n % 1000}`,
+    `${letter}${y}${m}${d}${String(n).padStart(5, '0')}`,
+    `FV/${y}/${String(n % 10_000).padStart(4, '0')}`,
+    `${y.slice(2)}-${n % 1000}/${letter}`,
+    `INV/${y.slice(2)}-${String(n % 10_000).padStart(4, '0')}`,
+  ]
+  let out = spec
+  // An invoice number (not a booking or order reference standing in for one) takes a hard shape.
+  if (spec.number && spec.locale.number.includes(spec.number.label) && v() < 0.4) {
+    const value = pick(v, hardIds)
+    out = { ...out, number: { ...spec.number, value }, expected: { ...out.expected, invoice_number: value } }
+  }
+  if (v() < 0.5) {
+    const kind = int(v, 0, 2)
+    const days = [-int(v, 1, 10), -int(v, 3, 20), int(v, 1, 5)][kind] as number
+    const other = new Date(date.getTime() + days * 86_400_000)
+    const label = spec.locale.otherDates[kind] as string
+    out = {
+      ...out,
+      otherDate: { label, text: formatDate(other, spec.datePattern, spec.locale.months), before: v() < 0.5 },
+    }
+  }
+  return { ...out, summary: v() < 0.35, faded: v() < 0.3 }
+}
+
 /** Sizes and seeds of the two parts. The held-out seed, issuer names and two layouts are never tuned on. */
 export const SPLITS: Record<Split, { seed: number; invoices: number; receipts: number }> = {
   tune: { seed: 1001, invoices: 40, receipts: 9 },
@@ -70,6 +109,7 @@ async function writeMedium(
   page: PageModel,
   r: () => number,
   receipt: boolean,
+  faded = false,
 ): Promise<Pick<CorpusEntry, 'file' | 'fileType'>> {
   if (medium === 'pdf') {
     await writeFile(join(dir, `${id}.pdf`), await renderPdf(page))
@@ -80,6 +120,7 @@ async function writeMedium(
     return { file: `${id}.docx`, fileType: 'docx' }
   }
   const options = scanOptions(r, receipt)
+  if (faded) options.faded = true
   const image = await renderImage(page, r, options)
   if (medium === 'scanned-pdf') {
     await writeFile(join(dir, `${id}.pdf`), await renderScannedPdf(image, page))
@@ -102,15 +143,17 @@ export async function buildCorpus(dir: string, split: Split): Promise<CorpusEntr
     const layout = layouts[(i + Math.floor(i / LOCALE_IDS.length)) % layouts.length] as (typeof layouts)[number]
     const medium = MEDIA[(i * 3 + (split === 'tune' ? 0 : 1)) % MEDIA.length] as Medium
     const id = `${split}-inv-${String(i + 1).padStart(2, '0')}`
-    const spec = decorateItems(
-      invoiceSpec(r, id, localeId, {
-        holdout: split === 'holdout',
-        pdfSafe: medium === 'pdf',
-        reference: layout === 'booking',
-      }),
+    const spec = hardenInvoice(
+      decorateItems(
+        invoiceSpec(r, id, localeId, {
+          holdout: split === 'holdout',
+          pdfSafe: medium === 'pdf',
+          reference: layout === 'booking',
+        }),
+      ),
     )
     const font = medium === 'pdf' || medium === 'docx' ? pick(r, FONTS) : pick(r, ['sans', 'serif'] as const)
-    const written = await writeMedium(dir, id, medium, invoicePage(spec, layout, font), r, false)
+    const written = await writeMedium(dir, id, medium, invoicePage(spec, layout, font), r, false, spec.faded)
     const items = itemTruth(spec.lines)
     entries.push({
       id,

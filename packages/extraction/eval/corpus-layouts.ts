@@ -65,6 +65,7 @@ function drawItems(spec: DocSpec, top: number, out: Placed[], rules: Rule[]): nu
   return y + 15
 }
 
+/** Subtotal, tax and total, then the tax summary when the document has one. */
 function totalsBlock(spec: DocSpec, top: number, out: Placed[], labelX = 360): void {
   const rows: Array<[string, number, boolean]> = [
     [spec.labels.subtotal, spec.subtotal, false],
@@ -74,6 +75,23 @@ function totalsBlock(spec: DocSpec, top: number, out: Placed[], labelX = 360): v
   rows.forEach(([label, value, bold], i) => {
     out.push({ text: label, x: labelX, y: top + i * 16, size: 10, bold })
     out.push({ text: spec.money(value), x: 545, y: top + i * 16, size: 10, bold, right: true })
+  })
+  if (spec.summary) taxSummary(spec, top + rows.length * 16 + 24, out)
+}
+
+/** A tax summary: heading, then net, tax and gross of the one rate, as ERP tools print under the totals. */
+function taxSummary(spec: DocSpec, top: number, out: Placed[]): void {
+  const { heading, net, tax, gross } = spec.locale.summary
+  out.push({ text: heading, x: 50, y: top, size: 9, bold: true })
+  const columns: Array<[string, string]> = [
+    ['%', `${spec.locale.taxRate}%`],
+    [net, formatNumber(spec.subtotal, spec.locale)],
+    [tax, formatNumber(spec.tax, spec.locale)],
+    [gross, formatNumber(spec.total, spec.locale)],
+  ]
+  columns.forEach(([head, value], i) => {
+    out.push({ text: head, x: 160 + i * 90, y: top, size: 9, bold: true, right: true })
+    out.push({ text: value, x: 160 + i * 90, y: top + 13, size: 9, right: true })
   })
 }
 
@@ -95,9 +113,12 @@ export function invoicePage(spec: DocSpec, layout: LayoutId, font: PageModel['fo
   const rules: Rule[] = []
   const itemsTable = (s: DocSpec, top: number, o: Placed[]): number => drawItems(s, top, o, rules)
   const n = spec.number
+  const other: Array<[string, string]> = spec.otherDate ? [[spec.otherDate.label, spec.otherDate.text]] : []
   const meta: Array<[string, string]> = [
     ...(n ? [[n.label, n.value] as [string, string]] : []),
+    ...(spec.otherDate?.before ? other : []),
     [spec.labels.date, spec.dateText],
+    ...(spec.otherDate && !spec.otherDate.before ? other : []),
     ...(spec.dueText ? [[spec.labels.due, spec.dueText] as [string, string]] : []),
   ]
   switch (layout) {

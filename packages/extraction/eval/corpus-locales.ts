@@ -25,6 +25,10 @@ export type Locale = {
   billTo: string[]
   columns: [string, string, string, string]
   reference: string[]
+  /** Labels of dates that are not the invoice's own: delivery, order, print. */
+  otherDates: string[]
+  /** A tax summary block: its heading and the words over net, tax and gross. */
+  summary: { heading: string; net: string; tax: string; gross: string }
   country: string
   cities: string[]
   streets: string[]
@@ -57,6 +61,8 @@ export const LOCALES: Record<LocaleId, Locale> = {
     billTo: ['Bill To', 'Billed To', 'Customer'],
     columns: ['Description', 'Qty', 'Unit Price', 'Amount'],
     reference: ['Order No.', 'Booking Reference', 'Confirmation No.'],
+    otherDates: ['Delivery Date', 'Order Date', 'Printed'],
+    summary: { heading: 'Tax Summary', net: 'Net', tax: 'Tax', gross: 'Gross' },
     country: 'USA',
     cities: ['Austin, TX 78701', 'Denver, CO 80202', 'Portland, OR 97205', 'Columbus, OH 43215'],
     streets: ['1200 Market Street', '88 Elm Avenue', '455 Lake Drive', '17 Cedar Lane'],
@@ -85,6 +91,8 @@ export const LOCALES: Record<LocaleId, Locale> = {
     billTo: ['Invoice To', 'Bill To', 'Customer'],
     columns: ['Description', 'Qty', 'Unit Price', 'Net'],
     reference: ['Order Number', 'Booking Ref'],
+    otherDates: ['Delivery Date', 'Order Date', 'Printed on'],
+    summary: { heading: 'VAT Summary', net: 'Net', tax: 'VAT', gross: 'Gross' },
     country: 'United Kingdom',
     cities: ['London EC1A 1BB', 'Leeds LS1 4AP', 'Bristol BS1 5TR', 'Glasgow G2 1DU'],
     streets: ['14 Harbour Road', '2 Mill Lane', '77 King Street', 'Unit 5, Riverside Park'],
@@ -115,6 +123,8 @@ export const LOCALES: Record<LocaleId, Locale> = {
     billTo: ['Bill To', 'Buyer', 'Billed To'],
     columns: ['Particulars', 'Qty', 'Rate', 'Amount'],
     reference: ['Order ID', 'Booking ID'],
+    otherDates: ['Delivery Date', 'Order Date', 'Printed on'],
+    summary: { heading: 'GST Summary', net: 'Taxable', tax: 'GST', gross: 'Total' },
     country: 'India',
     cities: ['Mumbai 400001', 'Bengaluru 560001', 'Pune 411001', 'Chennai 600002'],
     streets: ['Plot 12, MIDC', '3rd Floor, Tower B', '45 MG Road', '221 Link Road'],
@@ -144,6 +154,8 @@ export const LOCALES: Record<LocaleId, Locale> = {
     billTo: ['Rechnungsempfänger', 'Kunde', 'An'],
     columns: ['Bezeichnung', 'Menge', 'Einzelpreis', 'Gesamt'],
     reference: ['Bestellnummer', 'Buchungsnummer', 'Auftragsnummer'],
+    otherDates: ['Lieferdatum', 'Bestelldatum', 'Druckdatum'],
+    summary: { heading: 'MwSt-Übersicht', net: 'Netto', tax: 'MwSt', gross: 'Brutto' },
     country: 'Deutschland',
     cities: ['10115 Berlin', '80331 München', '50667 Köln', '20095 Hamburg'],
     streets: ['Hauptstraße 12', 'Bahnhofstr. 4', 'Lindenweg 27', 'Am Markt 3'],
@@ -172,6 +184,8 @@ export const LOCALES: Record<LocaleId, Locale> = {
     billTo: ['Client', 'Facturé à', 'Destinataire'],
     columns: ['Désignation', 'Qté', 'Prix unitaire', 'Montant'],
     reference: ['N° de commande', 'Référence'],
+    otherDates: ['Date de livraison', 'Date de commande', 'Imprimé le'],
+    summary: { heading: 'Récapitulatif TVA', net: 'Base HT', tax: 'TVA', gross: 'TTC' },
     country: 'France',
     cities: ['75002 Paris', '69001 Lyon', '33000 Bordeaux', '13001 Marseille'],
     streets: ['12 rue de la Paix', '8 avenue Victor Hugo', '27 boulevard Voltaire', '3 place Bellecour'],
@@ -200,6 +214,8 @@ export const LOCALES: Record<LocaleId, Locale> = {
     billTo: ['Factuuradres', 'Klant', 'Aan'],
     columns: ['Omschrijving', 'Aantal', 'Prijs', 'Bedrag'],
     reference: ['Bestelnummer', 'Boekingsnummer'],
+    otherDates: ['Leverdatum', 'Besteldatum', 'Afgedrukt op'],
+    summary: { heading: 'BTW-overzicht', net: 'Netto', tax: 'BTW', gross: 'Bruto' },
     country: 'Nederland',
     cities: ['1012 AB Amsterdam', '3011 AD Rotterdam', '3511 BK Utrecht', '2511 CV Den Haag'],
     streets: ['Keizersgracht 112', 'Coolsingel 40', 'Oudegracht 9', 'Lange Voorhout 5'],
@@ -228,6 +244,8 @@ export const LOCALES: Record<LocaleId, Locale> = {
     billTo: ['Cliente', 'Facturar a'],
     columns: ['Descripción', 'Cant.', 'Precio', 'Importe'],
     reference: ['Número de pedido', 'Número de reserva', 'Referencia'],
+    otherDates: ['Fecha de entrega', 'Fecha de pedido', 'Impreso el'],
+    summary: { heading: 'Resumen IVA', net: 'Base', tax: 'Cuota', gross: 'Total' },
     country: 'España',
     cities: ['28013 Madrid', '08002 Barcelona', '46001 Valencia', '41001 Sevilla'],
     streets: ['Calle Mayor 15', 'Avenida Diagonal 210', 'Calle de Alcalá 48', 'Plaza Nueva 2'],
@@ -257,6 +275,8 @@ export const LOCALES: Record<LocaleId, Locale> = {
     billTo: ['Spett.le', 'Cliente', 'Destinatario'],
     columns: ['Descrizione', 'Q.tà', 'Prezzo', 'Importo'],
     reference: ['Numero ordine', 'Riferimento'],
+    otherDates: ['Data di consegna', 'Data ordine', 'Stampato il'],
+    summary: { heading: 'Riepilogo IVA', net: 'Imponibile', tax: 'Imposta', gross: 'Totale' },
     country: 'Italia',
     cities: ['20121 Milano', '00184 Roma', '10121 Torino', '50122 Firenze'],
     streets: ['Via Roma 21', 'Corso Buenos Aires 8', 'Via Garibaldi 44', 'Piazza Duomo 1'],

@@ -61,7 +61,15 @@ export type DocSpec = {
   /** Written id and the label in front of it (null: the document has none). */
   number: { label: string; value: string } | null
   dateText: string
+  /** The pattern the dates are written in (corpus-locales `dates`). */
+  datePattern: string
   dueText: string | null
+  /** A date that is not the invoice's (delivery, order, print), written before or after the invoice date. */
+  otherDate?: { label: string; text: string; before: boolean }
+  /** A tax summary block (net, tax, gross per rate) under the totals: a second "total" that is not the one due. */
+  summary?: boolean
+  /** Print faded in a scan (thermal paper, a worn toner): digits misread as on real receipts. */
+  faded?: boolean
   labels: { date: string; due: string; subtotal: string; tax: string; total: string; billTo: string; title: string }
   lines: Line[]
   /** How the item table is drawn: a position column (`Pos.`), ruled borders. */
@@ -159,6 +167,7 @@ export function invoiceSpec(
     customer: pick(r, CUSTOMERS),
     number,
     dateText: formatDate(date, datePattern, locale.months),
+    datePattern,
     dueText: r() < 0.7 ? formatDate(due, datePattern, locale.months) : null,
     labels: {
       date: pick(r, locale.date),
