@@ -268,6 +268,16 @@ describe('review desk in a browser (DESIGN: Review desk; spec: POST /v1/document
     await page.keyboard.press('Enter')
     await page.keyboard.type('99.95')
     await page.keyboard.press('Enter')
+    // The line items by keyboard too: a row added, its cells typed in turn (Tab), then approve from the row's button.
+    await page.getByRole('button', { name: 'Add row' }).focus()
+    await page.keyboard.press('Enter')
+    await page.locator('input[data-cell$=".description"]').last().focus()
+    for (const text of ['Consulting', '2', '49.5', '99']) {
+      await page.keyboard.type(text)
+      await page.keyboard.press('Tab')
+    }
+    expect(await page.getByLabel('amount, row 1', { exact: true }).inputValue()).toBe('99')
+    await page.screenshot({ path: path.join(OUT, 'form-a-line-items.png'), fullPage: true })
     await page.keyboard.press('a')
     await page.locator('text=Nothing waits for review.').waitFor({ timeout: 15_000 })
     await page.screenshot({ path: path.join(OUT, 'form-a-empty-queue.png'), fullPage: true })
@@ -275,6 +285,14 @@ describe('review desk in a browser (DESIGN: Review desk; spec: POST /v1/document
     expect(doc.body.status).toBe('completed')
     expect(doc.body.events.map((e: { type: string }) => e.type)).toContain('review_approve')
     expect(doc.body.data.amount).toMatchObject({ value: 99.95, confidence: 1 })
+    expect(doc.body.data.line_items).toMatchObject([
+      {
+        description: { value: 'Consulting', confidence: 1 },
+        quantity: { value: 2 },
+        unit_price: { value: 49.5 },
+        amount: { value: 99 },
+      },
+    ])
     expect((await call(base, 'GET', `/v1/jobs/${one.jobId}`, { key: s.key })).body.status).toBe('completed')
     await context.close()
   }, 240_000)

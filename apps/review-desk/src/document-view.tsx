@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { ApiError, type Client, type DeskDocument, type FieldValue, type QueueItem } from './api-client.ts'
 import { isTyping } from './app.tsx'
 import { confidenceBand, fieldKind, isFieldValue, parseInput, shown } from './field-value.ts'
-import { LineItems } from './line-items.tsx'
+import { LineItems, parseTable, type TableText, tableText } from './line-items.tsx'
 import { type PageBox, PageImage } from './page-image.tsx'
 import { parkedFields } from './queue-view.tsx'
 
@@ -36,6 +36,13 @@ export function DocumentView(props: {
   const setSelected = (name: string | null) => {
     selectedRef.current = name
     setSelectedState(name)
+  }
+  // The line items as typed: null until the reviewer changes the table (then it replaces the whole table).
+  const [table, setTableState] = useState<TableText | null>(null)
+  const tableRef = useRef(table)
+  const setTable = (next: TableText | null) => {
+    tableRef.current = next
+    setTableState(next)
   }
   const [message, setMessage] = useState<{ kind: 'error' | 'info'; text: string } | null>(null)
   const [busy, setBusy] = useState(false)
@@ -71,6 +78,16 @@ export function DocumentView(props: {
       }
       data[name] = parsed.value
     }
+    const typedTable = tableRef.current
+    if (typedTable && JSON.stringify(typedTable) !== JSON.stringify(tableText(doc.data.line_items))) {
+      const parsed = parseTable(typedTable)
+      if (!parsed.ok) {
+        document.querySelector<HTMLInputElement>(`input[data-cell="${parsed.row}.${parsed.column}"]`)?.focus()
+        setMessage({ kind: 'error', text: `line items, row ${parsed.row + 1}, ${parsed.column}: ${parsed.why}` })
+        return
+      }
+      data.line_items = parsed.rows
+    }
     setBusy(true)
     try {
       await props.client.decide(doc.id, action, action === 'escalate' ? undefined : data)
@@ -101,6 +118,8 @@ export function DocumentView(props: {
         ev.preventDefault()
         return
       }
+      // Enter on a button presses it (add a row, remove one), not the field shortcut.
+      if (ev.key === 'Enter' && (ev.target as HTMLElement | null)?.tagName === 'BUTTON') return
       const current = selectedRef.current
       const at = current ? names.indexOf(current) : -1
       if (ev.key === 'j') props.onMove(1)
@@ -219,7 +238,9 @@ export function DocumentView(props: {
               )
             })}
           </ul>
-          {Array.isArray(doc.data.line_items) && <LineItems rows={doc.data.line_items as unknown[]} />}
+          {Array.isArray(doc.data.line_items) && (
+            <LineItems table={table ?? tableText(doc.data.line_items)} onChange={setTable} />
+          )}
         </section>
       </div>
     </main>
