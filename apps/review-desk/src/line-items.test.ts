@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseTable, tableText } from './line-items.tsx'
+import { parseTable, tableText } from './line-items-table.ts'
 
 // Issue 37/38: a reviewer's `data.line_items` replaces the extracted table (rows of plain values).
 describe('the line-item table as typed in the desk', () => {
