@@ -40,7 +40,7 @@ RUN PRISMA_SCHEMA_ENGINE_BINARY=/bin/true PRISMA_HIDE_UPDATE_MESSAGE=1 CHECKPOIN
  && npm run build \
  && find apps packages -path '*/dist/*' \( -name '*.tsbuildinfo' -o -name '*.d.ts' -o -name '*.d.ts.map' \) -delete \
  && rm -rf packages/testing \
- && find apps packages -mindepth 2 -maxdepth 2 ! -name dist ! -name package.json -exec rm -rf {} +
+ && find apps packages -mindepth 2 -maxdepth 2 ! -name dist ! -name package.json ! -name assets -exec rm -rf {} +
 
 # Production dependencies only (no tsx, Prisma CLI, TypeScript, vitest, embedded PostgreSQL): the same tree, pruned.
 FROM deps AS prod-deps
@@ -60,7 +60,8 @@ RUN mkdir -p /data/blobs /data/uploads && chown -R node:node /data
 COPY --from=prod-deps /src/package.json ./
 COPY --from=prod-deps /src/node_modules ./node_modules
 COPY prisma/migrations ./prisma/migrations
-# Each app's and package's package.json and dist/ (sources, tests and the test fixtures package stay behind).
+# Each app's and package's package.json, dist/ and assets/ (/docs' own files); sources, tests and the test fixtures
+# package stay behind.
 COPY --from=build /src/apps ./apps
 COPY --from=build /src/packages ./packages
 USER node

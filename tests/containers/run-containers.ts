@@ -314,6 +314,20 @@ async function main() {
       }
     })
 
+    await step('/docs and its assets served from the image (Swagger UI and our own init script)', async () => {
+      for (const p of [
+        '/docs?form=B',
+        '/docs/assets/swagger-ui-bundle.js',
+        '/docs/assets/swagger-ui.css',
+        '/docs/assets/docs.js',
+        '/docs/assets/docs.css',
+      ]) {
+        const res = await fetch(base + p, { signal: AbortSignal.timeout(10_000) })
+        if (res.status !== 200) throw new Error(`${p}: expected 200, got ${res.status} ${await res.text()}`)
+        await res.arrayBuffer()
+      }
+    })
+
     const pdf = await invoicePdf()
     await step('Form A job -> signed destination.exited', async () => {
       const key = await workspace(base, 'A')
