@@ -9,9 +9,11 @@ const secret = 'whsec_0123456789abcdef'
 const body = Buffer.from(
   '{"id":"dlv_1","type":"extract.exited","timestamp":1700000000,"job_id":"job_1","note":"Grüße €"}',
 )
+const bodyB = Buffer.from('{"event":"job.completed","delivery_id":"dlv_2","data":{"job_id":"job_1","documents":[]}}')
 const t0 = 1_700_000_000
 const signA = (raw: Buffer, key = secret) => formProfile('A').signatureHeaders(key, raw.toString('utf8'), t0)
-const signB = (raw: Buffer, at = t0, key = secret) => formProfile('B').signatureHeaders(key, raw.toString('utf8'), at)
+const signB = (raw: Buffer = bodyB, at = t0, key = secret) =>
+  formProfile('B').signatureHeaders(key, raw.toString('utf8'), at)
 
 const reasonOf = (fn: () => unknown) => {
   try {
@@ -55,35 +57,37 @@ describe('verifyFormB', () => {
   const at = (seconds: number) => ({ now: seconds * 1000 })
 
   it('accepts what the dispatcher signs within the tolerance, both sides of the clock', () => {
-    const headers = signB(body)
-    expect(verifyFormB(body, headers, secret, at(t0)).id).toBe('dlv_1')
-    expect(verifyFormB(body, headers, secret, { toleranceSeconds: 300, now: new Date((t0 + 300) * 1000) })).toBeTruthy()
-    expect(verifyFormB(body, headers, secret, at(t0 - 300))).toBeTruthy()
+    const headers = signB(bodyB)
+    expect(verifyFormB(bodyB, headers, secret, at(t0)).delivery_id).toBe('dlv_2')
+    expect(
+      verifyFormB(bodyB, headers, secret, { toleranceSeconds: 300, now: new Date((t0 + 300) * 1000) }),
+    ).toBeTruthy()
+    expect(verifyFormB(bodyB, headers, secret, at(t0 - 300))).toBeTruthy()
   })
 
   it('refuses old and future timestamps, and honours a custom tolerance', () => {
-    const headers = signB(body)
-    expect(reasonOf(() => verifyFormB(body, headers, secret, at(t0 + 301)))).toBe('stale_timestamp')
-    expect(reasonOf(() => verifyFormB(body, headers, secret, at(t0 - 301)))).toBe('stale_timestamp')
-    expect(reasonOf(() => verifyFormB(body, headers, secret, { toleranceSeconds: 10, now: (t0 + 11) * 1000 }))).toBe(
+    const headers = signB(bodyB)
+    expect(reasonOf(() => verifyFormB(bodyB, headers, secret, at(t0 + 301)))).toBe('stale_timestamp')
+    expect(reasonOf(() => verifyFormB(bodyB, headers, secret, at(t0 - 301)))).toBe('stale_timestamp')
+    expect(reasonOf(() => verifyFormB(bodyB, headers, secret, { toleranceSeconds: 10, now: (t0 + 11) * 1000 }))).toBe(
       'stale_timestamp',
     )
   })
 
   it('refuses a tampered body, a wrong secret and a timestamp header swapped from another delivery', () => {
-    const headers = signB(body)
-    expect(reasonOf(() => verifyFormB(Buffer.from(`${body} `), headers, secret, at(t0)))).toBe('bad_signature')
-    expect(reasonOf(() => verifyFormB(body, headers, 'whsec_other', at(t0)))).toBe('bad_signature')
-    const later = signB(body, t0 + 5)
+    const headers = signB(bodyB)
+    expect(reasonOf(() => verifyFormB(Buffer.from(`${bodyB} `), headers, secret, at(t0)))).toBe('bad_signature')
+    expect(reasonOf(() => verifyFormB(bodyB, headers, 'whsec_other', at(t0)))).toBe('bad_signature')
+    const later = signB(bodyB, t0 + 5)
     const swapped = { ...headers, 'X-Service-Timestamp': later['X-Service-Timestamp'] }
-    expect(reasonOf(() => verifyFormB(body, swapped, secret, at(t0)))).toBe('bad_signature')
+    expect(reasonOf(() => verifyFormB(bodyB, swapped, secret, at(t0)))).toBe('bad_signature')
   })
 
   it('refuses missing or malformed headers', () => {
-    const headers = signB(body)
-    expect(reasonOf(() => verifyFormB(body, { ...headers, 'X-Service-Timestamp': 'soon' }, secret, at(t0)))).toBe(
+    const headers = signB(bodyB)
+    expect(reasonOf(() => verifyFormB(bodyB, { ...headers, 'X-Service-Timestamp': 'soon' }, secret, at(t0)))).toBe(
       'malformed',
     )
-    expect(reasonOf(() => verifyFormB(body, { 'X-Service-Timestamp': String(t0) }, secret, at(t0)))).toBe('malformed')
+    expect(reasonOf(() => verifyFormB(bodyB, { 'X-Service-Timestamp': String(t0) }, secret, at(t0)))).toBe('malformed')
   })
 })
