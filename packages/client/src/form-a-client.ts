@@ -11,9 +11,8 @@ type Query<Op extends keyof operations> = NonNullable<operations[Op]['parameters
 export type FormAJob = Schemas['Job']
 export type FormAJobCreated = Schemas['JobCreated']
 export type FormADocument = Schemas['Document']
-export type FormASubmitParams = Omit<Schemas['SubmitJobRequest'], 'file' | 'metadata' | 'run_kind'> & {
+export type FormASubmitParams = Omit<Schemas['SubmitJobRequest'], 'file' | 'metadata'> & {
   metadata?: Record<string, string>
-  run_kind?: Schemas['SubmitJobRequest']['run_kind']
 }
 
 const FINAL: ReadonlySet<string> = new Set<FormAJob['status']>(['completed', 'failed', 'cancelled'])

@@ -11,7 +11,7 @@ type Query<Op extends keyof operations> = NonNullable<operations[Op]['parameters
 export type FormBJob = Schemas['Job']
 export type FormBSubmitted = Schemas['SubmitAccepted'] | Schemas['SubmitCompleted']
 export type FormBDocument = Schemas['Document']
-export type FormBSubmitParams = Partial<Omit<Schemas['SubmitJobRequest'], 'files' | 'mode'>> & {
+export type FormBSubmitParams = Omit<Schemas['SubmitJobRequest'], 'files' | 'mode'> & {
   mode?: 'async' | 'sync'
 }
 

@@ -1172,7 +1172,7 @@ export interface components {
         };
         PipelineDefinition: {
             /** @default {} */
-            accept: {
+            accept?: {
                 /**
                  * @default [
                  *       "pdf",
@@ -1185,29 +1185,29 @@ export interface components {
                  *       "webp"
                  *     ]
                  */
-                types: ("pdf" | "docx" | "png" | "jpeg" | "tiff" | "bmp" | "gif" | "webp")[];
+                types?: ("pdf" | "docx" | "png" | "jpeg" | "tiff" | "bmp" | "gif" | "webp")[];
                 /** @default 100 */
-                max_file_mb: number;
+                max_file_mb?: number;
             };
             /** @default {} */
-            credits: {
+            credits?: {
                 /** @default 1 */
-                per_page: number;
+                per_page?: number;
             };
             /** @default [] */
-            document_types: {
+            document_types?: {
                 name: string;
                 /** @default [] */
-                keywords: string[];
+                keywords?: string[];
                 schema_id?: string;
             }[];
             /** @default {} */
-            routing: {
+            routing?: {
                 /** @default generic */
-                catch_all_schema_id: string;
+                catch_all_schema_id?: string;
             };
             /** @default {} */
-            schemas: {
+            schemas?: {
                 [key: string]: {
                     fields: {
                         name: string;
@@ -1215,44 +1215,44 @@ export interface components {
                          * @default string
                          * @enum {string}
                          */
-                        type: "string" | "number" | "date" | "amount" | "currency" | "line_items";
+                        type?: "string" | "number" | "date" | "amount" | "currency" | "line_items";
                         /** @default [] */
-                        labels: string[];
+                        labels?: string[];
                         pattern?: string;
                         /** @default false */
-                        required: boolean;
+                        required?: boolean;
                     }[];
                 };
             };
             /** @default {} */
-            split: {
+            split?: {
                 /**
                  * @default none
                  * @enum {string}
                  */
-                mode: "none" | "per_page" | "by_type";
+                mode?: "none" | "per_page" | "by_type";
             };
             languages?: ("en" | "de" | "fr" | "nl" | "es" | "it")[];
             /** @default {} */
-            review: {
+            review?: {
                 /** @default 0 */
-                min_confidence: number;
+                min_confidence?: number;
                 /**
                  * @default job
                  * @constant
                  */
-                hold: "job";
+                hold?: "job";
             };
             /** @default {} */
-            post_processing: {
+            post_processing?: {
                 /** @default false */
-                enabled: boolean;
+                enabled?: boolean;
             };
             destination?: {
                 name: string;
             };
             /** @default {} */
-            bindings: {
+            bindings?: {
                 [key: string]: {
                     entry_webhook_id?: string;
                     exit_webhook_id?: string;
@@ -1352,7 +1352,7 @@ export interface components {
              * @default prod
              * @enum {string}
              */
-            run_kind: "prod" | "test";
+            run_kind?: "prod" | "test";
         };
         SubmitJobRequest: {
             /** @description Id of a published pipeline; an unpublished one is rejected (400 PIPELINE_NOT_PUBLISHED). */
@@ -1368,7 +1368,7 @@ export interface components {
              * @default prod
              * @enum {string}
              */
-            run_kind: "prod" | "test";
+            run_kind?: "prod" | "test";
             /** @description The file(s): PDF, TIFF, PNG, JPEG or DOCX (type decided by content). Repeat the part for a batch: all parts form one job. */
             file: string[];
         };

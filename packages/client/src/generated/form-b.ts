@@ -771,14 +771,14 @@ export interface components {
              * @default none
              * @enum {string}
              */
-            auth: "none" | "basic" | "apikey";
+            auth?: "none" | "basic" | "apikey";
             /** @description For `auth: apikey`: `location` (header), header `name`, `key`. */
             apikey?: {
                 /**
                  * @default header
                  * @enum {string}
                  */
-                location: "header";
+                location?: "header";
                 name: string;
                 key: string;
             };
@@ -1189,7 +1189,7 @@ export interface components {
         };
         PipelineDefinition: {
             /** @default {} */
-            accept: {
+            accept?: {
                 /**
                  * @default [
                  *       "pdf",
@@ -1202,29 +1202,29 @@ export interface components {
                  *       "webp"
                  *     ]
                  */
-                types: ("pdf" | "docx" | "png" | "jpeg" | "tiff" | "bmp" | "gif" | "webp")[];
+                types?: ("pdf" | "docx" | "png" | "jpeg" | "tiff" | "bmp" | "gif" | "webp")[];
                 /** @default 100 */
-                max_file_mb: number;
+                max_file_mb?: number;
             };
             /** @default {} */
-            credits: {
+            credits?: {
                 /** @default 1 */
-                per_page: number;
+                per_page?: number;
             };
             /** @default [] */
-            document_types: {
+            document_types?: {
                 name: string;
                 /** @default [] */
-                keywords: string[];
+                keywords?: string[];
                 schema_id?: string;
             }[];
             /** @default {} */
-            routing: {
+            routing?: {
                 /** @default generic */
-                catch_all_schema_id: string;
+                catch_all_schema_id?: string;
             };
             /** @default {} */
-            schemas: {
+            schemas?: {
                 [key: string]: {
                     fields: {
                         name: string;
@@ -1232,44 +1232,44 @@ export interface components {
                          * @default string
                          * @enum {string}
                          */
-                        type: "string" | "number" | "date" | "amount" | "currency" | "line_items";
+                        type?: "string" | "number" | "date" | "amount" | "currency" | "line_items";
                         /** @default [] */
-                        labels: string[];
+                        labels?: string[];
                         pattern?: string;
                         /** @default false */
-                        required: boolean;
+                        required?: boolean;
                     }[];
                 };
             };
             /** @default {} */
-            split: {
+            split?: {
                 /**
                  * @default none
                  * @enum {string}
                  */
-                mode: "none" | "per_page" | "by_type";
+                mode?: "none" | "per_page" | "by_type";
             };
             languages?: ("en" | "de" | "fr" | "nl" | "es" | "it")[];
             /** @default {} */
-            review: {
+            review?: {
                 /** @default 0 */
-                min_confidence: number;
+                min_confidence?: number;
                 /**
                  * @default job
                  * @constant
                  */
-                hold: "job";
+                hold?: "job";
             };
             /** @default {} */
-            post_processing: {
+            post_processing?: {
                 /** @default false */
-                enabled: boolean;
+                enabled?: boolean;
             };
             destination?: {
                 name: string;
             };
             /** @default {} */
-            bindings: {
+            bindings?: {
                 [key: string]: {
                     entry_webhook_id?: string;
                     exit_webhook_id?: string;
@@ -1387,7 +1387,7 @@ export interface components {
              * @default standard
              * @enum {string}
              */
-            priority: "standard" | "high";
+            priority?: "standard" | "high";
             /** @description Stored and echoed for correlation; not used for duplicate detection. */
             client_reference_id?: string;
             /**
@@ -1395,7 +1395,7 @@ export interface components {
              * @default production
              * @enum {string}
              */
-            environment: "production" | "test";
+            environment?: "production" | "test";
             /** @description `async` (default) or `sync`; any other value is treated as `async`. */
             mode?: string;
             /** @description The file(s): PDF, DOCX, PNG, JPEG, TIFF, BMP, GIF or WebP, up to 100 MB each. Repeat the part: each file becomes its own job, in upload order. */
