@@ -1,7 +1,7 @@
 // @quire/client as a user gets it: `npm pack`, then `npm install <tarball>` into an empty folder (dependencies from
 // the npm registry only), then the installed `quire` CLI against a real stack, on the Node running the tests.
 import { execFile } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -33,7 +33,7 @@ async function sh(file: string, args: string[], opts: { cwd: string; env?: Recor
 }
 
 describe('@quire/client tarball', () => {
-  it('installs from the registry alone into an empty folder; its CLI prints help and lists jobs', async () => {
+  it('installs from the registry alone into an empty folder; its CLI prints help, lists jobs, submits and waits, reads a document', async () => {
     const packed = await sh('npm', ['pack', '--json', '--pack-destination', dir], { cwd: `${ROOT}/packages/client` })
     expect(packed.code, packed.stderr).toBe(0)
     const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as [{ filename: string; size: number }]
@@ -60,6 +60,15 @@ describe('@quire/client tarball', () => {
     const list = await sh(quire, ['jobs', 'list'], { cwd: app, env })
     expect(list.code, list.stderr).toBe(0)
     expect(JSON.parse(list.stdout).map((j: { job_id: string }) => j.job_id)).toEqual([job!.job_id])
+
+    writeFileSync(path.join(app, 'invoice.pdf'), await invoicePdf())
+    const waited = await sh(quire, ['submit', 'invoice.pdf', '--wait', '--timeout', '90'], { cwd: app, env })
+    expect(waited.code, waited.stderr).toBe(0)
+    const [{ job: done, fields }] = JSON.parse(waited.stdout)
+    expect(done.status).toBe('completed')
+    expect(fields).toHaveLength(1)
+    const document = await sh(quire, ['documents', 'get', fields[0].document_id], { cwd: app, env })
+    expect(JSON.parse(document.stdout)).toMatchObject({ id: fields[0].document_id, data: fields[0].data })
 
     expect(await sh(quire, ['jobs', 'get', 'job_missing'], { cwd: app, env })).toMatchObject({ code: 1 })
     expect(await sh(quire, ['jobs', 'frobnicate'], { cwd: app, env })).toMatchObject({ code: 2 })
