@@ -15,6 +15,7 @@ COPY apps/api/package.json apps/api/
 COPY apps/review-desk/package.json apps/review-desk/
 COPY apps/stage-worker/package.json apps/stage-worker/
 COPY apps/webhook-dispatcher/package.json apps/webhook-dispatcher/
+COPY packages/client/package.json packages/client/
 COPY packages/config/package.json packages/config/
 COPY packages/core/package.json packages/core/
 COPY packages/db/package.json packages/db/
