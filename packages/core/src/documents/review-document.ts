@@ -23,8 +23,8 @@ export type ReviewAction = 'approve' | 'reject' | 'escalate'
  *   passes goes on with the job, one that does not stays `in_review` with its new problems. Reject without data
  *   sets the document aside (`rejected`, never delivered).
  * - escalate: the document stays parked (`escalated`); it can still be approved or rejected later.
- * A job waiting in `awaiting_review` resumes (post_processing, destination, settlement) once no document of it is
- * parked any more.
+ * A job waiting in `awaiting_review`, or reading `partial` (review.hold `document`), resumes (post_processing,
+ * destination, settlement) once no document of it is parked any more.
  */
 export async function reviewDocument(opts: {
   db: Db
@@ -87,25 +87,39 @@ export async function reviewDocument(opts: {
         data: { action: opts.action },
       },
     ])
-    if (jobStatus === 'awaiting_review') await resumeIfNothingParked(tx, { jobId, priority: job.priority })
+    if (jobStatus === 'awaiting_review' || jobStatus === 'partial') {
+      await resumeIfNothingParked(tx, { jobId, from: jobStatus, priority: job.priority })
+    }
   })
 }
 
+/** The stages a `partial` job runs again, for its decided documents, once none is parked (review.hold `document`). */
+const AFTER_REVIEW_STAGES = ['post_processing', 'destination']
+
 /** A job waiting for review goes on with its next stage once none of its documents is parked. */
-async function resumeIfNothingParked(tx: Tx, opts: { jobId: string; priority: string }) {
+async function resumeIfNothingParked(
+  tx: Tx,
+  opts: { jobId: string; from: 'awaiting_review' | 'partial'; priority: string },
+) {
   const parked = await tx.document.count({
     where: { jobId: opts.jobId, status: { in: [...PARKED_DOCUMENT_STATUSES] } },
   })
   if (parked > 0) return
   await transitionJob(tx, {
     jobId: opts.jobId,
-    from: 'awaiting_review',
+    from: opts.from,
     to: 'processing',
     data: { stageNow: 'post_processing' },
   })
+  // A `partial` job already ran these stages for the documents that passed: they run again (both are idempotent:
+  // the destination file is named by the job and replaced), under a queue id of their own (`run`), and the job then
+  // finishes, settles and sends job.completed once, as a job that waited `awaiting_review` does.
+  if (opts.from === 'partial') {
+    await tx.stageRun.deleteMany({ where: { jobId: opts.jobId, stage: { in: AFTER_REVIEW_STAGES } } })
+  }
   await outbox.stage(
     tx,
-    { stage: 'post_processing', jobId: opts.jobId },
+    { stage: 'post_processing', jobId: opts.jobId, ...(opts.from === 'partial' ? { run: Date.now() } : {}) },
     { priority: (opts.priority as Priority) ?? 'standard' },
   )
 }
