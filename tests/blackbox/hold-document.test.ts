@@ -3,12 +3,21 @@
 // post_processing and destination while the parked one waits; the job reads `partial` until the last parked document
 // is decided, then finishes, settles and sends job.completed once. Cancel while `partial` cancels the held documents
 // only and settles what was done.
+import { mkdtempSync, readFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { textPdf } from '../fixtures/make-fixtures.ts'
 import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
 import { useStackWithReceiver } from './stack.ts'
 
-const ctx = useStackWithReceiver()
+// A directory destination: the passing document is delivered there while the parked one waits.
+const out = mkdtempSync(path.join(os.tmpdir(), 'quire-hold-document-'))
+const ctx = useStackWithReceiver({
+  env: { QUIRE_DESTINATIONS: JSON.stringify({ out: { type: 'dir', path: out } }) },
+})
+const delivered = (jobId: string) =>
+  (JSON.parse(readFileSync(path.join(out, `${jobId}.json`), 'utf8')).documents as Doc[]).map((d) => d.status).sort()
 
 // Split per page: every page a purchase order; the second lacks its required PO number and is parked.
 const definition = {
@@ -24,6 +33,7 @@ const definition = {
   },
   post_processing: { enabled: true },
   review: { hold: 'document' },
+  destination: { name: 'out' },
 }
 const twoPos = () =>
   textPdf([
@@ -93,6 +103,8 @@ describe('Form B review.hold "document" (DESIGN: the documents that pass go on; 
     const passed = await s.document(passing!.id)
     expect(passed.body.status).toBe('completed')
     expect(passed.body.data.po_number.value).toBe('PO-100')
+    // The destination has the passing document; the parked one is named, not delivered.
+    expect(delivered(jobId)).toEqual(['completed', 'in_review'])
     // Nothing settled and no job.completed while partial; it stays partial until a decision.
     expect(await s.credits()).toMatchObject({ reserved: 2, spent: 0 })
     await new Promise((r) => setTimeout(r, 1500))
@@ -111,6 +123,8 @@ describe('Form B review.hold "document" (DESIGN: the documents that pass go on; 
       (d: { data: { po_number?: { value: string } } }) => d.data.po_number?.value,
     )
     expect(numbers).toEqual(expect.arrayContaining(['PO-100', 'PO-200']))
+    // The destination file of the job is replaced, now with both documents delivered.
+    expect(delivered(jobId)).toEqual(['completed', 'completed'])
     await pollUntil(
       async () => s.events(jobId),
       (e) => e.some((x) => x.event === 'job.completed'),
