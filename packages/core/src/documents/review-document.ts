@@ -54,6 +54,15 @@ export async function reviewDocument(opts: {
       throw new DomainError('DOCUMENT_NOT_IN_REVIEW', `the document's job is ${jobStatus}; it takes no review`)
     }
     const job = await tx.job.findUniqueOrThrow({ where: { id: jobId } })
+    // review.hold `document`: while the job still moves its other documents on, the stages hold them in memory and
+    // would write over a decision; a decision waits until the job reads `partial`. (A job that waits for review has
+    // no parked document while `processing` otherwise.)
+    if (job.waitForReview && jobStatus === 'processing') {
+      throw new DomainError(
+        'DOCUMENT_NOT_IN_REVIEW',
+        "the document's job is still moving its other documents on; decide it once the job reads partial",
+      )
+    }
     const definition = PipelineDefinition.parse(job.definition)
     const data = {
       ...((doc.data as Record<string, unknown>) ?? {}),
