@@ -133,6 +133,10 @@ describe('Form B review.hold "document" (DESIGN: the documents that pass go on; 
     await new Promise((r) => setTimeout(r, 1500))
     const order = s.events(jobId).map((e) => e.event)
     expect(order.filter((e) => e === 'job.completed')).toHaveLength(1)
+    // No event twice: post_processing and destination running again for the decided document send nothing new.
+    expect(order.filter((e) => e === 'document.extracted')).toHaveLength(2)
+    expect(order.filter((e) => e === 'review.approved')).toHaveLength(1)
+    expect(order.filter((e) => e === 'job.started')).toHaveLength(1)
     expect(order.indexOf('job.completed')).toBeGreaterThan(order.indexOf('review.approved'))
     expect(await s.credits()).toMatchObject({ available: 8, reserved: 0, spent: 2 })
     expect((await s.ledger(jobId)).filter((e) => e.kind === 'settle')).toHaveLength(1)
