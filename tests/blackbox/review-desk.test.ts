@@ -4,13 +4,14 @@
 // `review.approved`. Also the desk API (GET /v1/documents, GET /v1/documents/{id}/pages/{n}), the sign-in refusals,
 // the CSP, the key kept out of URLs and logs, and axe-core on the queue and the document view. Screenshots go to
 // .scratch/test-output/review-desk/.
-import { mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import os from 'node:os'
 import path from 'node:path'
 import sharp from 'sharp'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { invoicePdf } from '../fixtures/make-fixtures.ts'
+import { invoicePdf, textPdf } from '../fixtures/make-fixtures.ts'
 import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
 import { launchChromium } from './browser.ts'
 import { ADMIN_TOKEN, useStackWithReceiver } from './stack.ts'
@@ -24,7 +25,11 @@ const definition = {
   review: { min_confidence: 1 },
 }
 
-const ctx = useStackWithReceiver()
+// A directory destination for the split job of review.hold "document".
+const DEST = mkdtempSync(path.join(os.tmpdir(), 'quire-desk-dest-'))
+const ctx = useStackWithReceiver({
+  env: { QUIRE_DESTINATIONS: JSON.stringify({ out: { type: 'dir', path: DEST } }) },
+})
 let browser: Browser
 
 beforeAll(async () => {
@@ -295,6 +300,83 @@ describe('review desk in a browser (DESIGN: Review desk; spec: POST /v1/document
     ])
     expect((await call(base, 'GET', `/v1/jobs/${one.jobId}`, { key: s.key })).body.status).toBe('completed')
     await context.close()
+  }, 240_000)
+
+  it('DESIGN review.hold "document", split job: one child parked in the desk, the other delivered; the job reads partial, then completed after a keyboard approval', async () => {
+    const base = ctx.stack.baseUrl
+    const { key } = await newWorkspace(base, 'B', { credits: 20 })
+    await call(base, 'POST', '/v1/webhooks', { key, json: { name: 'all', url: `${ctx.receiver.origin}/desk-split` } })
+    const split = {
+      split: { mode: 'per_page' },
+      document_types: [{ name: 'po', keywords: ['purchase order'], schema_id: 'po' }],
+      schemas: {
+        po: {
+          fields: [
+            { name: 'po_number', labels: ['PO Number'], required: true },
+            { name: 'buyer', labels: ['Buyer'] },
+          ],
+        },
+      },
+      review: { hold: 'document' },
+      destination: { name: 'out' },
+    }
+    const p = await call(base, 'POST', '/v1/pipelines', { key, json: { name: 'split', definition: split } })
+    expect(p.status).toBe(201)
+    await call(base, 'POST', `/v1/pipelines/${p.body.id}/versions/1/publish`, { key })
+    const bytes = await textPdf([
+      ['PURCHASE ORDER', 'PO Number: PO-100', 'Buyer: Contoso Ltd'],
+      ['PURCHASE ORDER', 'Buyer: Fabrikam Inc', 'Delivery: next week'],
+    ])
+    const r = await call(base, 'POST', '/v1/jobs', {
+      key,
+      form: fileForm('files', [{ name: 'pos.pdf', bytes }], { pipeline_id: p.body.id }),
+    })
+    expect(r.status).toBe(202)
+    const jobId = r.body[0].job_id as string
+    const partial = await pollUntil(
+      () => call(base, 'GET', `/v1/jobs/${jobId}`, { key }),
+      (x) => x.body.status === 'partial' || x.body.completed_at !== null,
+      90_000,
+    )
+    expect(partial.body.status).toBe('partial')
+    const parkedId = partial.body.review.documents[0].id as string
+    const statuses = (file: string) =>
+      (JSON.parse(readFileSync(path.join(DEST, file), 'utf8')).documents as { status: string }[])
+        .map((d) => d.status)
+        .sort()
+    expect(statuses(`${jobId}.json`)).toEqual(['completed', 'in_review'])
+
+    const { page, context } = await openDesk(key)
+    const rows = page.locator('.queue-table tbody tr')
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(1)
+    expect(await rows.nth(0).textContent()).toContain(parkedId)
+    await page.screenshot({ path: path.join(OUT, 'split-partial-queue.png'), fullPage: true })
+    await page.keyboard.press('Enter')
+    await page.locator('.field-row').first().waitFor({ timeout: 30_000 })
+    await selectField(page, 'po_number')
+    await page.keyboard.press('Enter')
+    await page.keyboard.type('PO-200')
+    await page.keyboard.press('Enter')
+    await page.screenshot({ path: path.join(OUT, 'split-partial-document.png'), fullPage: true })
+    await page.keyboard.press('a')
+    await page.locator('text=Nothing waits for review.').waitFor({ timeout: 15_000 })
+    await context.close()
+
+    const done = await pollUntil(
+      () => call(base, 'GET', `/v1/jobs/${jobId}`, { key }),
+      (x) => x.body.completed_at !== null,
+      60_000,
+    )
+    expect(done.body.status).toBe('completed')
+    expect(statuses(`${jobId}.json`)).toEqual(['completed', 'completed'])
+    const approved = await call(base, 'GET', `/v1/documents/${parkedId}`, { key })
+    expect(approved.body.data.po_number).toMatchObject({ value: 'PO-200', confidence: 1 })
+    await pollUntil(
+      async () => events('/desk-split', jobId),
+      (e) => e.some((x) => x.event === 'job.completed'),
+      30_000,
+    )
+    expect(events('/desk-split', jobId).filter((e) => e.event === 'job.completed')).toHaveLength(1)
   }, 240_000)
 
   it("sign-in refuses a wrong key and keys without documents:read or documents:review with the API's errors; another workspace's document is refused", async () => {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { canTransition, endedWithoutResult, FINAL_JOB_STATUSES, isCancellable, JOB_STATUSES } from './job-status.ts'
+import {
+  canTransition,
+  endedWithoutResult,
+  FINAL_JOB_STATUSES,
+  isCancellable,
+  isFinalStatus,
+  JOB_STATUSES,
+} from './job-status.ts'
 
 describe('job state machine', () => {
   it('final statuses (spec Form B table) have no way out', () => {
@@ -12,6 +19,14 @@ describe('job state machine', () => {
   })
   it('blocked goes back to processing on an operator re-run', () => {
     expect(canTransition('blocked', 'processing')).toBe(true)
+  })
+  it('DESIGN review.hold document: partial is not final; it resumes to processing, finishes, is cancelled or (sync) times out', () => {
+    expect(isFinalStatus('partial')).toBe(false)
+    for (const to of ['processing', 'completed', 'completed_with_errors', 'cancelled', 'timed_out'] as const) {
+      expect(canTransition('partial', to), to).toBe(true)
+    }
+    expect(canTransition('processing', 'partial')).toBe(true)
+    expect(canTransition('partial', 'awaiting_review')).toBe(false)
   })
   it('cancel applies to every non-final status', () => {
     expect(JOB_STATUSES.filter(isCancellable)).toEqual(JOB_STATUSES.filter((s) => !FINAL_JOB_STATUSES.includes(s)))

@@ -46,7 +46,7 @@ const TRANSITIONS: Record<JobStatus, readonly JobStatus[]> = {
   awaiting_review: ['processing', 'completed', 'completed_with_errors', 'failed', 'cancelled', 'timed_out'],
   // A blocked job re-runs the stage that blocked it (initialization runs as preprocessing).
   blocked: ['preprocessing', 'processing', 'failed', 'cancelled', 'timed_out'],
-  partial: ['processing', 'completed', 'completed_with_errors', 'failed', 'cancelled'],
+  partial: ['processing', 'completed', 'completed_with_errors', 'failed', 'cancelled', 'timed_out'],
   completed: [],
   completed_with_errors: [],
   failed: [],

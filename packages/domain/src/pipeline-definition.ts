@@ -38,6 +38,9 @@ const Binding = z.strictObject({
 })
 
 /** A pipeline definition; every key optional, defaults as DESIGN.md gives them. */
+/** DESIGN `review.hold`: what a parked document holds back. */
+export const REVIEW_HOLDS = ['job', 'document'] as const
+
 export const PipelineDefinition = z.strictObject({
   accept: z
     .strictObject({
@@ -67,10 +70,9 @@ export const PipelineDefinition = z.strictObject({
   review: z
     .strictObject({
       min_confidence: z.number().min(0).max(1).default(0),
-      // DESIGN's `document` hold (Form B `partial`) is not built yet: refused by name rather than ignored.
-      hold: z
-        .literal('job', { error: 'only "job" is supported; "document" (Form B partial) is not implemented yet' })
-        .default('job'),
+      // What a parked document holds in a job told to wait for review: the whole job (`job`, it waits
+      // `awaiting_review`), or only itself (`document`: the others go on and the job reads `partial`).
+      hold: z.enum(REVIEW_HOLDS).default('job'),
     })
     .prefault({}),
   post_processing: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),

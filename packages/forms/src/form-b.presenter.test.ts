@@ -25,3 +25,21 @@ describe('Form B stages[].credits: what the job is charged for each stage', () =
     }
   })
 })
+
+describe('Form B partial (spec: "Some documents moved on, others held for an operator")', () => {
+  it('a partial job is not final and names its parked documents in review.documents', () => {
+    const base = jobs.completed!
+    const delivered = { ...base.documents[0]!, id: 'doc_ok', status: 'completed' }
+    const parked = { ...base.documents[0]!, id: 'doc_parked', status: 'in_review' }
+    const view = presentFormBJob(
+      { ...base, status: 'partial', completedAt: null, creditsUsed: null, documents: [delivered, parked] },
+      { stages: false, result: true },
+      at(5000),
+    )
+    expect(view.status).toBe('partial')
+    expect(view.completed_at).toBeNull()
+    expect(view.review).toEqual({ documents: [{ id: 'doc_parked', status: 'in_review' }] })
+    // The result is only for `completed` (spec); the delivered document is read through GET /v1/documents/{id}.
+    expect(view.result).toBeUndefined()
+  })
+})

@@ -44,8 +44,9 @@ export function presentFormBJob(job: JobView, include: FormBInclude, now = new D
     job.failedStage
       ? { error: { code: job.errorCode ?? 'failed', message: job.errorMessage ?? '', stage: job.failedStage } }
       : {}),
-    // A job paused for review names the documents a reviewer must decide (POST /v1/documents/{id}/review).
-    ...(job.status === 'awaiting_review'
+    // A job paused for review, or `partial` (review.hold `document`), names the documents a reviewer must decide
+    // (POST /v1/documents/{id}/review).
+    ...(job.status === 'awaiting_review' || job.status === 'partial'
       ? {
           review: {
             documents: job.documents

@@ -62,7 +62,9 @@ export const FormBJob = z
         documents: z.array(z.object({ id: z.string(), status: z.enum(['in_review', 'escalated']) })),
       })
       .optional()
-      .describe('On `awaiting_review`: the documents waiting for a decision (`POST /v1/documents/{id}/review`).'),
+      .describe(
+        'On `awaiting_review` and `partial`: the documents waiting for a decision (`POST /v1/documents/{id}/review`).',
+      ),
     stages: z.array(FormBStage).optional().describe('Only with `include=stages`.'),
     result: z
       .object({ documents: z.array(FormBResultDocument) })

@@ -83,6 +83,11 @@ describe.each(FORMS)('OpenAPI document, Form %s', (form) => {
     expect(doc.servers).toEqual([{ url: 'https://quire.example' }])
   })
 
+  it('describes DESIGN review.hold in the pipeline definition: "job" (the default) or "document"', () => {
+    const hold = doc.components.schemas.PipelineDefinition.properties.review.properties.hold
+    expect(hold).toMatchObject({ enum: ['job', 'document'], default: 'job' })
+  })
+
   it('has unique operation ids, declared path parameters, a success and described responses everywhere', () => {
     const ops = operationsOf(doc)
     const ids = ops.map((o) => o.op.operationId)

@@ -23,8 +23,8 @@ export type ReviewAction = 'approve' | 'reject' | 'escalate'
  *   passes goes on with the job, one that does not stays `in_review` with its new problems. Reject without data
  *   sets the document aside (`rejected`, never delivered).
  * - escalate: the document stays parked (`escalated`); it can still be approved or rejected later.
- * A job waiting in `awaiting_review` resumes (post_processing, destination, settlement) once no document of it is
- * parked any more.
+ * A job waiting in `awaiting_review`, or reading `partial` (review.hold `document`), resumes (post_processing,
+ * destination, settlement) once no document of it is parked any more.
  */
 export async function reviewDocument(opts: {
   db: Db
@@ -54,6 +54,15 @@ export async function reviewDocument(opts: {
       throw new DomainError('DOCUMENT_NOT_IN_REVIEW', `the document's job is ${jobStatus}; it takes no review`)
     }
     const job = await tx.job.findUniqueOrThrow({ where: { id: jobId } })
+    // review.hold `document`: while the job still moves its other documents on, the stages hold them in memory and
+    // would write over a decision; a decision waits until the job reads `partial`. (A job that waits for review has
+    // no parked document while `processing` otherwise.)
+    if (job.waitForReview && jobStatus === 'processing') {
+      throw new DomainError(
+        'DOCUMENT_NOT_IN_REVIEW',
+        "the document's job is still moving its other documents on; decide it once the job reads partial",
+      )
+    }
     const definition = PipelineDefinition.parse(job.definition)
     const data = {
       ...((doc.data as Record<string, unknown>) ?? {}),
@@ -87,25 +96,39 @@ export async function reviewDocument(opts: {
         data: { action: opts.action },
       },
     ])
-    if (jobStatus === 'awaiting_review') await resumeIfNothingParked(tx, { jobId, priority: job.priority })
+    if (jobStatus === 'awaiting_review' || jobStatus === 'partial') {
+      await resumeIfNothingParked(tx, { jobId, from: jobStatus, priority: job.priority })
+    }
   })
 }
 
+/** The stages a `partial` job runs again, for its decided documents, once none is parked (review.hold `document`). */
+const AFTER_REVIEW_STAGES = ['post_processing', 'destination']
+
 /** A job waiting for review goes on with its next stage once none of its documents is parked. */
-async function resumeIfNothingParked(tx: Tx, opts: { jobId: string; priority: string }) {
+async function resumeIfNothingParked(
+  tx: Tx,
+  opts: { jobId: string; from: 'awaiting_review' | 'partial'; priority: string },
+) {
   const parked = await tx.document.count({
     where: { jobId: opts.jobId, status: { in: [...PARKED_DOCUMENT_STATUSES] } },
   })
   if (parked > 0) return
   await transitionJob(tx, {
     jobId: opts.jobId,
-    from: 'awaiting_review',
+    from: opts.from,
     to: 'processing',
     data: { stageNow: 'post_processing' },
   })
+  // A `partial` job already ran these stages for the documents that passed: they run again (both are idempotent:
+  // the destination file is named by the job and replaced), under a queue id of their own (`run`), and the job then
+  // finishes, settles and sends job.completed once, as a job that waited `awaiting_review` does.
+  if (opts.from === 'partial') {
+    await tx.stageRun.deleteMany({ where: { jobId: opts.jobId, stage: { in: AFTER_REVIEW_STAGES } } })
+  }
   await outbox.stage(
     tx,
-    { stage: 'post_processing', jobId: opts.jobId },
+    { stage: 'post_processing', jobId: opts.jobId, ...(opts.from === 'partial' ? { run: Date.now() } : {}) },
     { priority: (opts.priority as Priority) ?? 'standard' },
   )
 }

@@ -5,6 +5,7 @@ import {
   isFinalStatus,
   newId,
   nextStage,
+  PARKED_DOCUMENT_STATUSES,
   PER_DOCUMENT_STAGES,
   PipelineDefinition,
   WORKER_STAGES,
@@ -461,6 +462,11 @@ class StageRunState {
       // Resumed by core reviewDocument once every parked document is decided; nothing is queued meanwhile.
       to = 'awaiting_review'
       set = { ...set, stageNow: end.review }
+    } else if (end.finish && holdsDocuments(job, this.definition)) {
+      // review.hold `document`: what passed went through; the job waits `partial` for the parked documents, and
+      // core reviewDocument runs post_processing and destination again once the last of them is decided.
+      to = 'partial'
+      set = { ...set, stageNow: null }
     } else if (end.finish) {
       const finished = await settleJob(tx, job, this.definition)
       to = finished.status
@@ -511,6 +517,15 @@ class StageRunState {
     this.jobChanges = {}
     this.stagesExited = 0
   }
+}
+
+/** A job told to wait for review whose parked documents hold only themselves (`review.hold: document`). */
+function holdsDocuments(job: LoadedJob, definition: PipelineDefinition): boolean {
+  return (
+    job.waitForReview &&
+    definition.review.hold === 'document' &&
+    job.documents.some((d) => PARKED_DOCUMENT_STATUSES.includes(d.status))
+  )
 }
 
 /**

@@ -62,7 +62,7 @@ function lowCells(name: string, rows: Table, bar: number): string[] {
 /**
  * Parks a document for review when a required field is missing or a found field is below the confidence bar. A job
  * told to wait for review (`waitForReview`, set at submission) then pauses in `awaiting_review` until every parked
- * document is decided (core `reviewDocument` resumes it); otherwise it goes on.
+ * document is decided (core `reviewDocument` resumes it); otherwise (or under `review.hold: document`) it goes on.
  */
 export const validateStage: StageExecutor = {
   stage: 'validate',
@@ -71,7 +71,9 @@ export const validateStage: StageExecutor = {
     const verdicts = leafDocuments(job).map((doc) => ({ doc, problems: reviewProblems(doc, definition) }))
     const parked = verdicts.filter((v) => v.problems.length > 0)
     return {
-      holdForReview: job.waitForReview && parked.length > 0,
+      // Under `review.hold: document` only the parked documents wait: the others go on, and the job ends `partial`
+      // (run-stage) until the last parked one is decided.
+      holdForReview: job.waitForReview && parked.length > 0 && definition.review.hold === 'job',
       events: parked.map((v) => ({
         workspaceId: job.workspaceId,
         type: 'document.review_required' as const,
