@@ -1239,9 +1239,9 @@ export interface components {
                 min_confidence?: number;
                 /**
                  * @default job
-                 * @constant
+                 * @enum {string}
                  */
-                hold?: "job";
+                hold?: "job" | "document";
             };
             /** @default {} */
             post_processing?: {

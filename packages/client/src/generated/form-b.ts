@@ -1043,7 +1043,7 @@ export interface components {
                 message: string;
                 stage: string;
             };
-            /** @description On `awaiting_review`: the documents waiting for a decision (`POST /v1/documents/{id}/review`). */
+            /** @description On `awaiting_review` and `partial`: the documents waiting for a decision (`POST /v1/documents/{id}/review`). */
             review?: {
                 documents: {
                     id: string;
@@ -1256,9 +1256,9 @@ export interface components {
                 min_confidence?: number;
                 /**
                  * @default job
-                 * @constant
+                 * @enum {string}
                  */
-                hold?: "job";
+                hold?: "job" | "document";
             };
             /** @default {} */
             post_processing?: {
