@@ -235,6 +235,35 @@ describe('authentication and errors, both envelopes', () => {
     ).toBe(404)
   })
 
+  it('every answer carries X-Request-Id (errors and unrouted paths too): a usable caller id echoed, else a new one each time', async () => {
+    const base = ctx.stack.baseUrl
+    const { key } = await newWorkspace(base, 'B')
+    const ids: string[] = []
+    for (const [path, opts] of [
+      ['/v1/jobs', { key }],
+      ['/v1/jobs', {}],
+      ['/v1/jobs/job_missing', { key }],
+      ['/no/such/route', {}],
+      ['/healthz', {}],
+    ] as const) {
+      const r = await call(base, 'GET', path, opts)
+      const id = r.headers.get('x-request-id')
+      expect(id, `${path} ${r.status}`).toMatch(/^req_[0-9a-f]{32}$/)
+      ids.push(id!)
+    }
+    expect(new Set(ids).size).toBe(ids.length)
+    const mine = await fetch(`${base}/v1/jobs/job_missing`, {
+      headers: { 'X-API-Key': key, 'X-Request-Id': 'trace-7f3a.1:worker_2' },
+    })
+    expect(mine.status).toBe(404)
+    expect(mine.headers.get('x-request-id')).toBe('trace-7f3a.1:worker_2')
+    // An id that could forge a log line or run on is not taken over.
+    for (const bad of ['a b', 'x'.repeat(129), 'semi;colon']) {
+      const r = await fetch(`${base}/v1/jobs`, { headers: { 'X-API-Key': key, 'X-Request-Id': bad } })
+      expect(r.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{32}$/)
+    }
+  })
+
   it('answers an unknown job id with 404 job_not_found (nested) in both forms', async () => {
     for (const form of ['A', 'B'] as const) {
       const { key } = await newWorkspace(ctx.stack.baseUrl, form)

@@ -67,6 +67,8 @@ describe('@quire/client, Form A', () => {
     const missing = await client.getJob('job_does_not_exist').catch((e: unknown) => e)
     expect(missing).toBeInstanceOf(QuireApiError)
     expect(missing).toMatchObject({ status: 404, code: 'job_not_found' })
+    // The API's X-Request-Id rides on the error, for a user to quote.
+    expect((missing as QuireApiError).requestId).toMatch(/^req_[0-9a-f]{32}$/)
   })
 })
 

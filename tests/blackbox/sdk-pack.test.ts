@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { createClient } from '@quire/client'
 import { afterAll, describe, expect, it } from 'vitest'
-import { invoicePdf } from '../fixtures/make-fixtures.ts'
+import { invoicePdf, scannedPdf } from '../fixtures/make-fixtures.ts'
 import { newWorkspace } from './client.ts'
 import { useStackWithReceiver } from './stack.ts'
 
@@ -70,7 +70,21 @@ describe('@quire/client tarball', () => {
     const document = await sh(quire, ['documents', 'get', fields[0].document_id], { cwd: app, env })
     expect(JSON.parse(document.stdout)).toMatchObject({ id: fields[0].document_id, data: fields[0].data })
 
-    expect(await sh(quire, ['jobs', 'get', 'job_missing'], { cwd: app, env })).toMatchObject({ code: 1 })
+    // Exit 3: a job that ends failed (a damaged PDF is accepted and fails at initialization), printed all the same.
+    writeFileSync(path.join(app, 'damaged.pdf'), `%PDF-1.7\n${'no objects here\n'.repeat(40)}`)
+    const failed = await sh(quire, ['submit', 'damaged.pdf', '--wait', '--timeout', '90'], { cwd: app, env })
+    expect(failed.code, failed.stderr).toBe(3)
+    expect(JSON.parse(failed.stdout)[0].job.status).toBe('failed')
+    // And a job still running at --timeout: a scanned page takes OCR seconds, the deadline is a millisecond.
+    writeFileSync(path.join(app, 'scan.pdf'), await scannedPdf([['INVOICE INV-3', 'Total 12.00']]))
+    const late = await sh(quire, ['submit', 'scan.pdf', '--wait', '--timeout', '0.001'], { cwd: app, env })
+    expect(late).toMatchObject({ code: 3, stderr: expect.stringMatching(/at the deadline/) })
+
+    const missing = await sh(quire, ['jobs', 'get', 'job_missing'], { cwd: app, env })
+    expect(missing).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/404 job_not_found: .* \[request req_[0-9a-f]{32}\]/),
+    })
     expect(await sh(quire, ['jobs', 'frobnicate'], { cwd: app, env })).toMatchObject({ code: 2 })
     expect(
       await sh(quire, ['jobs', 'list'], { cwd: app, env: { QUIRE_URL: ctx.stack.baseUrl, QUIRE_API_KEY: '' } }),

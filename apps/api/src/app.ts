@@ -4,6 +4,7 @@ import type { AppDeps } from './http/context.ts'
 import { mountRoutes } from './http/mount-routes.ts'
 import { docsAssets } from './openapi/docs-page.ts'
 import { errorHandler } from './middleware/error-handler.ts'
+import { requestId } from './middleware/request-id.ts'
 import { ROUTES } from './routes/registry.ts'
 import type { RouteSpec } from './routes/route.ts'
 
@@ -15,6 +16,7 @@ export function createApp(deps: AppDeps, extra: Koa.Middleware[] = [], routes: r
   // Errors Koa reports outside the middleware chain are client-side (aborted or malformed requests); the
   // response, if any, was already sent by the error handler.
   app.on('error', (err: Error) => deps.log.debug({ err }, 'request stream error'))
+  app.use(requestId())
   app.use(errorHandler(deps.log))
   for (const m of extra) app.use(m)
   // The files the /docs route's page loads (Swagger UI and its start script), from this API, never a CDN.

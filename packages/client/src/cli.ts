@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util'
 import { createClient, detectForm } from './client.ts'
-import { QuireTimeoutError } from './errors.ts'
+import { QuireApiError, QuireTimeoutError } from './errors.ts'
 import type { FormAClient } from './form-a-client.ts'
 import type { FormBClient } from './form-b-client.ts'
 
@@ -109,7 +109,8 @@ try {
   const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
   // fetch hides why a connection failed in `cause` (ECONNREFUSED, a certificate, ...).
   const cause = (error as { cause?: { message?: string } }).cause?.message
-  const message = `${(error as Error).message}${cause ? ` (${cause})` : ''}`
+  const requestId = error instanceof QuireApiError && error.requestId ? ` [request ${error.requestId}]` : ''
+  const message = `${(error as Error).message}${cause ? ` (${cause})` : ''}${requestId}`
   process.stderr.write(`quire: ${message}\n${usage ? 'Run quire --help for usage.\n' : ''}`)
   // API errors and unreachable servers are 1; a job still running at --timeout is 3 like a failed one.
   process.exitCode = usage ? EXIT.usage : error instanceof QuireTimeoutError ? EXIT.job : EXIT.api

@@ -6,7 +6,8 @@ import { closeAfterResponse } from '../http/connection.ts'
 import { errorResponse, INTERNAL_ERROR_CODE } from '../http/errors.ts'
 
 /**
- * Top of the chain: every error becomes an envelope; only unexpected ones are logged, with an id to quote.
+ * Under the request id (request-id.ts): every error becomes an envelope; only unexpected ones are logged, with an
+ * id to quote and the request's id.
  * An error answered while the request body is still arriving closes the connection after the response
  * (closeAfterResponse) rather than reading the rest of a body nobody will use.
  */
@@ -17,7 +18,7 @@ export function errorHandler(log: Logger): Middleware {
     } catch (raw) {
       if (ctx.req.aborted || ctx.req.socket?.destroyed) {
         // The client went away mid-request: nothing to answer, nothing wrong with Quire.
-        log.info({ path: ctx.path, method: ctx.method }, 'client aborted the request')
+        log.info({ requestId: ctx.state.requestId, path: ctx.path, method: ctx.method }, 'client aborted the request')
         return
       }
       const err = toClientError(raw)
@@ -27,11 +28,11 @@ export function errorHandler(log: Logger): Middleware {
         ctx.body = res.body
         if (err.code === 'SERVICE_UNAVAILABLE') {
           ctx.set('Retry-After', String(OUTAGE_RETRY_AFTER_S))
-          log.warn({ err: raw, path: ctx.path }, 'dependency unavailable: answered 503')
+          log.warn({ err: raw, requestId: ctx.state.requestId, path: ctx.path }, 'dependency unavailable: answered 503')
         }
       } else {
         const errorId = randomUUID()
-        log.error({ err: raw, errorId, path: ctx.path }, 'unexpected error')
+        log.error({ err: raw, errorId, requestId: ctx.state.requestId, path: ctx.path }, 'unexpected error')
         ctx.status = 500
         ctx.body = {
           error: INTERNAL_ERROR_CODE,
