@@ -148,19 +148,6 @@ describe('review.hold "document" on real PostgreSQL', () => {
     expect(fixed.status).toBe('completed')
   }, 60_000)
 
-  it('DESIGN hold=document: a decision while the job still moves the others on (processing) is refused; it is taken once partial', async () => {
-    const { workspaceId, jobId, docs } = await partialJob()
-    await db.job.update({ where: { id: jobId }, data: { status: 'processing' } })
-    await expect(reviewDocument({ db, workspaceId, documentId: docs[1]!.id, action: 'approve' })).rejects.toMatchObject(
-      { code: 'DOCUMENT_NOT_IN_REVIEW' },
-    )
-    expect((await db.document.findUniqueOrThrow({ where: { id: docs[1]!.id } })).status).toBe('in_review')
-    await db.job.update({ where: { id: jobId }, data: { status: 'partial' } })
-    await reviewDocument({ db, workspaceId, documentId: docs[1]!.id, action: 'approve' })
-    await runQueued(jobId)
-    expect((await state(jobId)).job.status).toBe('completed')
-  }, 60_000)
-
   it('issue 38 cancel while partial: the held document is cancelled, the delivered one settled, the job cancelled', async () => {
     const { workspaceId, jobId, docs } = await partialJob()
     await cancelJob({ db, workspaceId, jobId })
