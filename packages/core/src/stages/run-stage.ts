@@ -13,7 +13,7 @@ import {
   type JobStatus,
   type WorkerStage,
 } from '@quire/domain'
-import { directTransaction, type Prisma, type RawSql, type StageRun, type Tx } from '@quire/db'
+import { directTransaction, type RawSql, type StageRun, type Tx } from '@quire/db'
 import { settleCredits, voidCredits } from '@quire/ledger'
 import { outbox, outboxWriteCount, type Priority } from '@quire/queues'
 import { recordEvents, type EventInput } from '../events/record-event.ts'
@@ -38,7 +38,7 @@ import {
 import { validateStage } from './validate.stage.ts'
 import { clientMessage } from './client-message.ts'
 import { rerunAfterReview } from './rerun-after-review.ts'
-import { applyDocumentWrites, type JobChanges, writeCheckpoint } from './stage-writes.ts'
+import { applyDocumentWrites, changedSinceCommit, type JobChanges, writeCheckpoint } from './stage-writes.ts'
 
 const EXECUTORS: Record<WorkerStage, StageExecutor> = {
   initialization: initializationStage,
@@ -297,13 +297,7 @@ class StageRunState {
    */
   private async adoptDecisions(tx: RawSql) {
     if (this.parkedAtCommit.size === 0) return
-    const committed = [...this.parkedAtCommit].map(([id, c]) => ({ id, status: c.status, data: c.data }))
-    const decided = await tx.$queryRaw<{ id: string; status: string; data: Prisma.JsonValue }[]>`
-      SELECT d.id, d.status, d.data FROM documents d
-      JOIN jsonb_to_recordset(${JSON.stringify(committed)}::jsonb) AS c(id text, status text, data jsonb) ON c.id = d.id
-      WHERE d.status IS DISTINCT FROM c.status OR d.data IS DISTINCT FROM c.data
-      FOR UPDATE OF d`
-    for (const row of decided) {
+    for (const row of await changedSinceCommit(tx, this.parkedAtCommit)) {
       const doc = this.job.documents.find((d) => d.id === row.id)
       if (!doc) continue
       Object.assign(doc, { status: row.status, data: row.data })
