@@ -12,6 +12,7 @@ import { recordEvents } from '../events/record-event.ts'
 import { type Correction, correctedValues } from './corrected-values.ts'
 import { documentNotFound } from './get-document.ts'
 import { lockJob, transitionJob } from '../jobs/job-transitions.ts'
+import { rerunAfterReview } from '../stages/rerun-after-review.ts'
 import { reviewProblems } from '../stages/validate.stage.ts'
 
 export type ReviewAction = 'approve' | 'reject' | 'escalate'
@@ -24,7 +25,8 @@ export type ReviewAction = 'approve' | 'reject' | 'escalate'
  *   sets the document aside (`rejected`, never delivered).
  * - escalate: the document stays parked (`escalated`); it can still be approved or rejected later.
  * A job waiting in `awaiting_review`, or reading `partial` (review.hold `document`), resumes (post_processing,
- * destination, settlement) once no document of it is parked any more.
+ * destination, settlement) once no document of it is parked any more. A job still running its stages takes the
+ * decision as well: the runner keeps it (run-stage), and goes on to finish once nothing is parked.
  */
 export async function reviewDocument(opts: {
   db: Db
@@ -53,16 +55,10 @@ export async function reviewDocument(opts: {
     if (endedWithoutResult(jobStatus)) {
       throw new DomainError('DOCUMENT_NOT_IN_REVIEW', `the document's job is ${jobStatus}; it takes no review`)
     }
+    // A job still running its stages (`processing`) takes the decision too: the stage runner re-reads its parked
+    // documents under the job's lock at its next checkpoint and keeps what a reviewer decided (run-stage
+    // adoptDecisions), so nothing written here is lost.
     const job = await tx.job.findUniqueOrThrow({ where: { id: jobId } })
-    // review.hold `document`: while the job still moves its other documents on, the stages hold them in memory and
-    // would write over a decision; a decision waits until the job reads `partial`. (A job that waits for review has
-    // no parked document while `processing` otherwise.)
-    if (job.waitForReview && jobStatus === 'processing') {
-      throw new DomainError(
-        'DOCUMENT_NOT_IN_REVIEW',
-        "the document's job is still moving its other documents on; decide it once the job reads partial",
-      )
-    }
     const definition = PipelineDefinition.parse(job.definition)
     const data = {
       ...((doc.data as Record<string, unknown>) ?? {}),
@@ -76,7 +72,10 @@ export async function reviewDocument(opts: {
     else if (!corrected) status = 'rejected'
     else {
       problems = reviewProblems({ schemaId: doc.schema_id, data }, definition)
-      status = problems.length > 0 ? 'in_review' : isFinalStatus(jobStatus) ? 'completed' : 'processing'
+      // A document that passes goes on with a job that waits for review (its stages take it to `completed`); a job
+      // that does not wait (Form A) runs nothing more for it, so it is done now.
+      status =
+        problems.length > 0 ? 'in_review' : job.waitForReview && !isFinalStatus(jobStatus) ? 'processing' : 'completed'
     }
     await tx.document.update({ where: { id: opts.documentId }, data: { status, data: data as object } })
     await tx.documentEvent.create({
@@ -102,9 +101,6 @@ export async function reviewDocument(opts: {
   })
 }
 
-/** The stages a `partial` job runs again, for its decided documents, once none is parked (review.hold `document`). */
-const AFTER_REVIEW_STAGES = ['post_processing', 'destination']
-
 /** A job waiting for review goes on with its next stage once none of its documents is parked. */
 async function resumeIfNothingParked(
   tx: Tx,
@@ -120,15 +116,12 @@ async function resumeIfNothingParked(
     to: 'processing',
     data: { stageNow: 'post_processing' },
   })
-  // A `partial` job already ran these stages for the documents that passed: they run again (both are idempotent:
-  // the destination file is named by the job and replaced), under a queue id of their own (`run`), and the job then
-  // finishes, settles and sends job.completed once, as a job that waited `awaiting_review` does.
-  if (opts.from === 'partial') {
-    await tx.stageRun.deleteMany({ where: { jobId: opts.jobId, stage: { in: AFTER_REVIEW_STAGES } } })
-  }
-  await outbox.stage(
-    tx,
-    { stage: 'post_processing', jobId: opts.jobId, ...(opts.from === 'partial' ? { run: Date.now() } : {}) },
-    { priority: (opts.priority as Priority) ?? 'standard' },
-  )
+  // A `partial` job already ran post_processing and destination for the documents that passed: they run again.
+  if (opts.from === 'partial') await rerunAfterReview(tx, opts)
+  else
+    await outbox.stage(
+      tx,
+      { stage: 'post_processing', jobId: opts.jobId },
+      { priority: (opts.priority as Priority) ?? 'standard' },
+    )
 }

@@ -148,17 +148,29 @@ describe('review.hold "document" on real PostgreSQL', () => {
     expect(fixed.status).toBe('completed')
   }, 60_000)
 
-  it('DESIGN hold=document: a decision while the job still moves the others on (processing) is refused; it is taken once partial', async () => {
+  it('rule: the rerun after review post-processes and delivers only the newly decided document; the delivered one is not written again', async () => {
     const { workspaceId, jobId, docs } = await partialJob()
-    await db.job.update({ where: { id: jobId }, data: { status: 'processing' } })
-    await expect(reviewDocument({ db, workspaceId, documentId: docs[1]!.id, action: 'approve' })).rejects.toMatchObject(
-      { code: 'DOCUMENT_NOT_IN_REVIEW' },
-    )
-    expect((await db.document.findUniqueOrThrow({ where: { id: docs[1]!.id } })).status).toBe('in_review')
-    await db.job.update({ where: { id: jobId }, data: { status: 'partial' } })
-    await reviewDocument({ db, workspaceId, documentId: docs[1]!.id, action: 'approve' })
+    const [passing, parked] = [docs[0]!, docs[1]!]
+    await reviewDocument({
+      db,
+      workspaceId,
+      documentId: parked.id,
+      action: 'approve',
+      corrections: { po_number: 'PO-202' },
+    })
     await runQueued(jobId)
     expect((await state(jobId)).job.status).toBe('completed')
+    // The document delivered before the review keeps its row as the first run left it, and one delivery line.
+    const after = await db.document.findUniqueOrThrow({ where: { id: passing.id } })
+    expect(after.updatedAt).toEqual(passing.updatedAt)
+    expect(after.data).toEqual(passing.data)
+    const deliveries = (documentId: string) => db.documentEvent.count({ where: { documentId, type: 'delivered' } })
+    expect(await deliveries(passing.id)).toBe(1)
+    // The decided one went through post_processing and destination once, in the rerun.
+    expect(await deliveries(parked.id)).toBe(1)
+    const decided = await db.document.findUniqueOrThrow({ where: { id: parked.id } })
+    expect(decided.status).toBe('completed')
+    expect(decided.updatedAt.getTime()).toBeGreaterThan(parked.updatedAt.getTime())
   }, 60_000)
 
   it('issue 38 cancel while partial: the held document is cancelled, the delivered one settled, the job cancelled', async () => {

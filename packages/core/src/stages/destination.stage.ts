@@ -1,4 +1,5 @@
 import { isUndeliveredDocument } from '@quire/domain'
+import type { Db } from '@quire/db'
 import { leafDocuments, type LoadedJob, type StageExecutor } from './stage-context.ts'
 import { OperatorFixableError } from './stage-failures.ts'
 
@@ -28,12 +29,33 @@ export function destinationResult(job: LoadedJob, deliveredIds: Set<string>) {
   }
 }
 
+/** The history lines the destination stage writes on each document it delivers (a test run's skip included). */
+const DELIVERY_NOTES = ['delivered', 'destination_skipped_test_run']
+
+/**
+ * The job's documents an earlier destination run already delivered: those its history says so of. Only a job running
+ * post_processing and destination again after review has any, and only a `completed` document can be one (approved
+ * documents are `completed` too, undelivered), so the usual first run asks the database nothing.
+ */
+export async function alreadyDelivered(db: Db, job: LoadedJob): Promise<Set<string>> {
+  const completed = leafDocuments(job)
+    .filter((d) => d.status === 'completed')
+    .map((d) => d.id)
+  if (completed.length === 0) return new Set()
+  const rows = await db.$queryRaw<{ document_id: string }[]>`
+    SELECT DISTINCT document_id FROM document_events
+    WHERE document_id = ANY(${completed}) AND type = ANY(${DELIVERY_NOTES})`
+  return new Set(rows.map((r) => r.document_id))
+}
+
 /**
  * Delivers results. The job's own result store (read through the API and webhooks) always has them; a pipeline may
  * also name an operator-configured destination (`destination.name`, a QUIRE_DESTINATIONS key), where the result is
  * written as `<job_id>.json`. Test runs (`run_kind=test`, environment `test`) never deliver to destinations. A
  * destination that is unknown, unreachable or refuses the write is for an operator to fix: the job parks (blocked)
  * and is re-run from here once fixed; the file name is the job id, so a re-run replaces, never duplicates.
+ * Run again after review, it writes the file from every deliverable document, but marks and notes as delivered only
+ * those not delivered before.
  */
 export const destinationStage: StageExecutor = {
   stage: 'destination',
@@ -64,9 +86,11 @@ export const destinationStage: StageExecutor = {
       delivered = name
     }
     const eventType = isTest ? 'destination_skipped_test_run' : 'delivered'
+    const before = await alreadyDelivered(deps.db, job)
+    const fresh = deliverable.filter((d) => !before.has(d.id))
     return {
-      documents: deliverable.map((d) => ({ update: d.id, set: { status: 'completed' } })),
-      notes: deliverable.map((d) => ({
+      documents: fresh.map((d) => ({ update: d.id, set: { status: 'completed' } })),
+      notes: fresh.map((d) => ({
         documentId: d.id,
         type: eventType,
         ...(delivered ? { data: { destination: delivered } } : {}),

@@ -3,6 +3,7 @@ import {
   creditsForPages,
   DomainError,
   isFinalStatus,
+  isUndeliveredDocument,
   newId,
   nextStage,
   PARKED_DOCUMENT_STATUSES,
@@ -36,7 +37,8 @@ import {
 } from './stage-context.ts'
 import { validateStage } from './validate.stage.ts'
 import { clientMessage } from './client-message.ts'
-import { applyDocumentWrites, type JobChanges, writeCheckpoint } from './stage-writes.ts'
+import { rerunAfterReview } from './rerun-after-review.ts'
+import { applyDocumentWrites, changedSinceCommit, type JobChanges, writeCheckpoint } from './stage-writes.ts'
 
 const EXECUTORS: Record<WorkerStage, StageExecutor> = {
   initialization: initializationStage,
@@ -263,12 +265,45 @@ class StageRunState {
   private lastFailure: { code: string; message: string } | null = null
   /** Stages that ended since the last commit (a retried stage's old run still has its earlier end time). */
   private stagesExited = 0
+  /**
+   * The documents parked in the database as of the last commit (or the load), with the status and data they have
+   * there: a reviewer may decide them while the stages run on what is held here (see adoptDecisions).
+   */
+  private parkedAtCommit = new Map<string, { status: string; data: unknown }>()
+  /** Documents a reviewer decided while this run held them parked, to be delivered: the stages ran without them. */
+  private decidedWhileRunning = new Set<string>()
 
   constructor(
     readonly job: LoadedJob,
     readonly definition: PipelineDefinition,
   ) {
     this.status = job.status as JobStatus
+    this.rememberParked()
+  }
+
+  private rememberParked() {
+    this.parkedAtCommit = new Map(
+      this.job.documents
+        .filter((d) => PARKED_DOCUMENT_STATUSES.includes(d.status))
+        .map((d) => [d.id, { status: d.status, data: d.data }]),
+    )
+  }
+
+  /**
+   * A reviewer's decision is taken while the job runs (core reviewDocument), under the job's row lock, which this
+   * commit now holds: a document parked at the last commit whose row differs from what was committed was decided
+   * meanwhile. Its row is the reviewer's: it is taken as it is in the database and not written over (the stages ran
+   * on it as parked). The job's later path reads the decision: nothing parked any more means no `partial`.
+   */
+  private async adoptDecisions(tx: RawSql) {
+    if (this.parkedAtCommit.size === 0) return
+    for (const row of await changedSinceCommit(tx, this.parkedAtCommit)) {
+      const doc = this.job.documents.find((d) => d.id === row.id)
+      if (!doc) continue
+      Object.assign(doc, { status: row.status, data: row.data })
+      this.touched.delete(row.id)
+      if (!isUndeliveredDocument(row.status)) this.decidedWhileRunning.add(row.id)
+    }
   }
 
   enabled(stage: WorkerStage): boolean {
@@ -434,6 +469,7 @@ class StageRunState {
   /** Writes everything held, then what `end` decides, under the job's row lock. */
   async write(tx: RawSql, locked: { status: JobStatus; error_group_id: string | null }, end: RunEnd) {
     const job = this.job
+    await this.adoptDecisions(tx)
     // The path the job took in memory must be a path from the status it has now.
     let from = locked.status
     for (const to of this.statuses) {
@@ -452,6 +488,7 @@ class StageRunState {
     // The start a quick chain commits with its end is kept whatever the end writes.
     let set: JobChanges = { ...this.jobChanges }
     const finalEvents: EventInput[] = []
+    let rerun = false
     if (end.queue) {
       await outbox.stage(
         tx,
@@ -467,6 +504,11 @@ class StageRunState {
       // core reviewDocument runs post_processing and destination again once the last of them is decided.
       to = 'partial'
       set = { ...set, stageNow: null }
+    } else if (end.finish && job.waitForReview && this.decidedWhileRunning.size > 0) {
+      // Documents decided while the stages ran (held parked here) missed post_processing and destination: the job
+      // runs them again, as a `partial` job resuming does, and finishes (settles once) after them.
+      rerun = true
+      set = { ...set, stageNow: 'post_processing' }
     } else if (end.finish) {
       const finished = await settleJob(tx, job, this.definition)
       to = finished.status
@@ -504,6 +546,7 @@ class StageRunState {
       job: { id: job.id, status: locked.status, set: to !== locked.status ? { ...set, status: to } : set },
     })
     await recordEvents(tx, [...this.events, ...finalEvents])
+    if (rerun) await rerunAfterReview(tx, { jobId: job.id, priority: job.priority })
     this.status = to
   }
 
@@ -516,6 +559,7 @@ class StageRunState {
     this.statuses = []
     this.jobChanges = {}
     this.stagesExited = 0
+    this.rememberParked()
   }
 }
 

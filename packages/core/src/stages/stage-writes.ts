@@ -45,6 +45,22 @@ export function applyDocumentWrites(job: LoadedJob, writes: DocumentWrite[], at:
   }
 }
 
+/**
+ * The documents, of those given with the status and data a checkpoint committed, whose row now differs (a reviewer
+ * decided them since), locked. Call with the job's row locked first: reviewDocument locks the job, then the document.
+ */
+export async function changedSinceCommit(
+  tx: RawSql,
+  committed: ReadonlyMap<string, { status: string; data: unknown }>,
+): Promise<{ id: string; status: string; data: Prisma.JsonValue }[]> {
+  const rows = [...committed].map(([id, c]) => ({ id, status: c.status, data: c.data }))
+  return tx.$queryRaw`
+    SELECT d.id, d.status, d.data FROM documents d
+    JOIN jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS c(id text, status text, data jsonb) ON c.id = d.id
+    WHERE d.status IS DISTINCT FROM c.status OR d.data IS DISTINCT FROM c.data
+    FOR UPDATE OF d`
+}
+
 const iso = (d: Date | null) => (d ? d.toISOString() : null)
 
 /** The job's own columns a checkpoint changes (the status through the state machine, checked by the caller). */
