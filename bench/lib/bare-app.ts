@@ -1,5 +1,5 @@
-// Starts the bare submit baseline (bench/baselines/bare-submit.ts), or one of its references (domain-submit.ts,
-// rows-submit.ts), as its own process, like the API.
+// Starts the bare submit baseline (bench/baselines/bare-submit.ts), the submit floor (floor-submit.ts), or one of the
+// references (domain-submit.ts, rows-submit.ts), as its own process, like the API.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -11,7 +11,7 @@ import { type Apps, freePort, freshDatabase, ROOT, sleep, startApps, stopChild }
 /** A baseline app started by `startSubmitBaseline`. */
 export type BaselineApp = { url: string; pid: number; stop(): Promise<void> }
 
-type BaselineScript = 'bare-submit.ts' | 'domain-submit.ts' | 'rows-submit.ts'
+type BaselineScript = 'bare-submit.ts' | 'domain-submit.ts' | 'rows-submit.ts' | 'floor-submit.ts'
 
 /** What a baseline shares with the API it is measured against: the database and the queue prefix. */
 type BaselineEnv = { DATABASE_URL: string; QUIRE_QUEUE_PREFIX: string }
@@ -28,7 +28,8 @@ export async function startSubmitBaseline(
     [
       // BENCH_CPU_PROF=<dir>: a V8 CPU profile of the baseline too, to compare with the API's.
       ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
-      // Quire's domain calls run as the API runs them (its Node flags); the bare app and the rows reference as written.
+      // Quire's domain calls run as the API runs them (its Node flags); the bare app, the floor and the rows reference as
+      // written.
       ...(script === 'domain-submit.ts' ? appNodeFlags(ROOT, 'api') : []),
       '--conditions=@quire/source',
       '--import',
