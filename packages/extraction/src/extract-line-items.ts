@@ -466,7 +466,7 @@ export function findLineItems(
 }
 
 /** The item table's rows as read, before any check against the totals. */
-export function readLineItems(source: DocumentSource, doc: TextDoc): LineItem[] {
+function readLineItems(source: DocumentSource, doc: TextDoc): LineItem[] {
   const decimal = decimalConvention(doc.text)
   let rows: Row[] = []
   for (let i = 0; i < doc.lines.length; i++) {
@@ -488,7 +488,7 @@ export function readLineItems(source: DocumentSource, doc: TextDoc): LineItem[] 
 }
 
 /** Amounts that add up to the subtotal or total gain confidence; amounts that do not, lose it. */
-export function checkItemsAgainstTotals(
+function checkItemsAgainstTotals(
   items: LineItem[],
   totals: ReadonlyArray<string | number | null | undefined>,
 ): LineItem[] {
