@@ -3,7 +3,7 @@
 // POST /v1/documents/{id}/review; the job then resumes (post_processing, destination, settlement, job.completed).
 import { describe, expect, it } from 'vitest'
 import { textPdf } from '../fixtures/make-fixtures.ts'
-import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
+import { call, fileForm, newWorkspace, pollUntil, publishPipeline } from './client.ts'
 import { useStackWithReceiver } from './stack.ts'
 
 const ctx = useStackWithReceiver()
@@ -29,12 +29,11 @@ async function setup(path: string) {
     key,
     json: { name: 'all', url: `${ctx.receiver.origin}${path}` },
   })
-  const p = await call(ctx.stack.baseUrl, 'POST', '/v1/pipelines', { key, json: { name: 'po', definition } })
-  await call(ctx.stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions/1/publish`, { key })
+  const pipelineId = await publishPipeline(ctx.stack.baseUrl, key, 'po', definition)
   const submit = async () => {
     const r = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', {
       key,
-      form: fileForm('files', [{ name: 'po.pdf', bytes: await poPdf() }], { pipeline_id: p.body.id }),
+      form: fileForm('files', [{ name: 'po.pdf', bytes: await poPdf() }], { pipeline_id: pipelineId }),
     })
     expect(r.status).toBe(202)
     const jobId = r.body[0].job_id as string

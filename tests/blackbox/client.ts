@@ -102,3 +102,15 @@ export async function pollUntil<T>(
   }
   return last
 }
+
+/** Creates a pipeline with `definition` and publishes its version 1, as a client would; answers its id. */
+export async function publishPipeline(baseUrl: string, key: string, name: string, definition: object = {}) {
+  const created = await call(baseUrl, 'POST', '/v1/pipelines', { key, json: { name, definition } })
+  if (created.status !== 201)
+    throw new Error(`creating pipeline ${name}: ${created.status} ${JSON.stringify(created.body)}`)
+  const id = created.body.id as string
+  const published = await call(baseUrl, 'POST', `/v1/pipelines/${id}/versions/1/publish`, { key })
+  if (published.status !== 200)
+    throw new Error(`publishing ${id}: ${published.status} ${JSON.stringify(published.body)}`)
+  return id
+}

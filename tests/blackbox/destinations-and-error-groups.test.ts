@@ -7,7 +7,7 @@ import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client }
 import { startHttpsReceiver, startS3Server, type HttpsReceiver, type S3TestServer } from '@quire/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { invoicePdf } from '../fixtures/make-fixtures.ts'
-import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
+import { call, fileForm, newWorkspace, pollUntil, publishPipeline } from './client.ts'
 import { startStack, type Stack } from './stack.ts'
 
 const BUCKET = 'quire-results'
@@ -62,12 +62,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true })
 })
 
-async function publish(key: string, definition: object) {
-  const p = await call(stack.baseUrl, 'POST', '/v1/pipelines', { key, json: { name: 'p', definition } })
-  expect(p.status, JSON.stringify(p.body)).toBe(201)
-  await call(stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions/1/publish`, { key })
-  return p.body.id as string
-}
+const publish = (key: string, definition: object) => publishPipeline(stack.baseUrl, key, 'p', definition)
 
 const submitB = async (key: string, pipelineId: string, extra: Record<string, string> = {}) => {
   const r = await call(stack.baseUrl, 'POST', '/v1/jobs', {

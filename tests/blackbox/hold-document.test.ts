@@ -8,7 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { textPdf } from '../fixtures/make-fixtures.ts'
-import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
+import { call, fileForm, newWorkspace, pollUntil, publishPipeline } from './client.ts'
 import { useStackWithReceiver } from './stack.ts'
 
 // A directory destination: the passing document is delivered there while the parked one waits.
@@ -49,14 +49,12 @@ async function setup(path: string) {
     key,
     json: { name: 'all', url: `${ctx.receiver.origin}${path}` },
   })
-  const p = await call(ctx.stack.baseUrl, 'POST', '/v1/pipelines', { key, json: { name: 'po', definition } })
-  expect(p.status).toBe(201)
-  await call(ctx.stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions/1/publish`, { key })
+  const pipelineId = await publishPipeline(ctx.stack.baseUrl, key, 'po', definition)
   const job = (jobId: string, include = '') => call(ctx.stack.baseUrl, 'GET', `/v1/jobs/${jobId}${include}`, { key })
   const submit = async () => {
     const r = await call(ctx.stack.baseUrl, 'POST', '/v1/jobs', {
       key,
-      form: fileForm('files', [{ name: 'pos.pdf', bytes: await twoPos() }], { pipeline_id: p.body.id }),
+      form: fileForm('files', [{ name: 'pos.pdf', bytes: await twoPos() }], { pipeline_id: pipelineId }),
     })
     expect(r.status).toBe(202)
     const jobId = r.body[0].job_id as string

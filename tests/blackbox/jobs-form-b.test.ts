@@ -1,7 +1,7 @@
 // Jobs API, Form B, black box: each test names the spec rule it checks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { invoicePdf, scannedPdf, textPdf, textPng } from '../fixtures/make-fixtures.ts'
-import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
+import { call, fileForm, newWorkspace, pollUntil, publishPipeline } from './client.ts'
 import { startStack, type Stack } from './stack.ts'
 
 let stack: Stack
@@ -28,10 +28,7 @@ const waitFinal = (key: string, id: string, include = 'stages,result') =>
   )
 
 async function publishedPipeline(key: string, definition: object = {}, name = 'p') {
-  const p = await call(stack.baseUrl, 'POST', '/v1/pipelines', { key, json: { name, definition } })
-  expect(p.status).toBe(201)
-  await call(stack.baseUrl, 'POST', `/v1/pipelines/${p.body.id}/versions/1/publish`, { key })
-  return p.body.id as string
+  return publishPipeline(stack.baseUrl, key, name, definition)
 }
 
 describe('Form B submit', () => {

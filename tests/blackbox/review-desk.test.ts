@@ -12,7 +12,7 @@ import sharp from 'sharp'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { invoicePdf, textPdf } from '../fixtures/make-fixtures.ts'
-import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
+import { call, fileForm, newWorkspace, pollUntil, publishPipeline } from './client.ts'
 import { launchChromium } from './browser.ts'
 import { ADMIN_TOKEN, useStackWithReceiver } from './stack.ts'
 
@@ -50,10 +50,7 @@ async function setup(form: 'A' | 'B', hookPath: string, scopes?: string[]) {
       json: { name: 'all', url: `${ctx.receiver.origin}${hookPath}` },
     })
   }
-  const p = await call(base, 'POST', '/v1/pipelines', { key: full, json: { name: 'desk', definition } })
-  expect(p.status).toBe(201)
-  await call(base, 'POST', `/v1/pipelines/${p.body.id}/versions/1/publish`, { key: full })
-  return { key, workspaceId, pipelineId: p.body.id as string }
+  return { key, workspaceId, pipelineId: await publishPipeline(base, full, 'desk', definition) }
 }
 
 async function submitParked(key: string, pipelineId: string, form: 'A' | 'B') {
@@ -320,16 +317,14 @@ describe('review desk in a browser (DESIGN: Review desk; spec: POST /v1/document
       review: { hold: 'document' },
       destination: { name: 'out' },
     }
-    const p = await call(base, 'POST', '/v1/pipelines', { key, json: { name: 'split', definition: split } })
-    expect(p.status).toBe(201)
-    await call(base, 'POST', `/v1/pipelines/${p.body.id}/versions/1/publish`, { key })
+    const splitPipelineId = await publishPipeline(base, key, 'split', split)
     const bytes = await textPdf([
       ['PURCHASE ORDER', 'PO Number: PO-100', 'Buyer: Contoso Ltd'],
       ['PURCHASE ORDER', 'Buyer: Fabrikam Inc', 'Delivery: next week'],
     ])
     const r = await call(base, 'POST', '/v1/jobs', {
       key,
-      form: fileForm('files', [{ name: 'pos.pdf', bytes }], { pipeline_id: p.body.id }),
+      form: fileForm('files', [{ name: 'pos.pdf', bytes }], { pipeline_id: splitPipelineId }),
     })
     expect(r.status).toBe(202)
     const jobId = r.body[0].job_id as string
