@@ -5,22 +5,12 @@ import { describe, expect, it } from 'vitest'
 import { textPdf } from '../fixtures/make-fixtures.ts'
 import { call, fileForm, newWorkspace, pollUntil, publishPipeline } from './client.ts'
 import { useStackWithReceiver } from './stack.ts'
+import { purchaseOrderPipeline } from '@quire/testing'
 
 const ctx = useStackWithReceiver()
 
 // A purchase order whose required PO number is missing: parked in_review after validate.
-const definition = {
-  document_types: [{ name: 'po', keywords: ['purchase order'], schema_id: 'po' }],
-  schemas: {
-    po: {
-      fields: [
-        { name: 'po_number', labels: ['PO Number'], required: true },
-        { name: 'buyer', labels: ['Buyer'] },
-      ],
-    },
-  },
-  post_processing: { enabled: true },
-}
+const definition = purchaseOrderPipeline()
 const poPdf = () => textPdf([['PURCHASE ORDER', 'Buyer: Contoso Ltd', 'Delivery: next week']])
 
 async function setup(path: string) {

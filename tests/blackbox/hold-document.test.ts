@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { textPdf } from '../fixtures/make-fixtures.ts'
 import { call, fileForm, newWorkspace, pollUntil, publishPipeline } from './client.ts'
 import { useStackWithReceiver } from './stack.ts'
+import { purchaseOrderPipeline } from '@quire/testing'
 
 // A directory destination: the passing document is delivered there while the parked one waits.
 const out = mkdtempSync(path.join(os.tmpdir(), 'quire-hold-document-'))
@@ -20,21 +21,11 @@ const delivered = (jobId: string) =>
   (JSON.parse(readFileSync(path.join(out, `${jobId}.json`), 'utf8')).documents as Doc[]).map((d) => d.status).sort()
 
 // Split per page: every page a purchase order; the second lacks its required PO number and is parked.
-const definition = {
+const definition = purchaseOrderPipeline({
   split: { mode: 'per_page' },
-  document_types: [{ name: 'po', keywords: ['purchase order'], schema_id: 'po' }],
-  schemas: {
-    po: {
-      fields: [
-        { name: 'po_number', labels: ['PO Number'], required: true },
-        { name: 'buyer', labels: ['Buyer'] },
-      ],
-    },
-  },
-  post_processing: { enabled: true },
   review: { hold: 'document' },
   destination: { name: 'out' },
-}
+})
 const twoPos = () =>
   textPdf([
     ['PURCHASE ORDER', 'PO Number: PO-100', 'Buyer: Contoso Ltd'],

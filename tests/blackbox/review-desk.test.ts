@@ -12,6 +12,7 @@ import sharp from 'sharp'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { invoicePdf, textPdf } from '../fixtures/make-fixtures.ts'
+import { purchaseOrderPipeline } from '@quire/testing'
 import { call, fileForm, newWorkspace, pollUntil, publishPipeline } from './client.ts'
 import { launchChromium } from './browser.ts'
 import { ADMIN_TOKEN, useStackWithReceiver } from './stack.ts'
@@ -303,20 +304,12 @@ describe('review desk in a browser (DESIGN: Review desk; spec: POST /v1/document
     const base = ctx.stack.baseUrl
     const { key } = await newWorkspace(base, 'B', { credits: 20 })
     await call(base, 'POST', '/v1/webhooks', { key, json: { name: 'all', url: `${ctx.receiver.origin}/desk-split` } })
-    const split = {
+    const split = purchaseOrderPipeline({
       split: { mode: 'per_page' },
-      document_types: [{ name: 'po', keywords: ['purchase order'], schema_id: 'po' }],
-      schemas: {
-        po: {
-          fields: [
-            { name: 'po_number', labels: ['PO Number'], required: true },
-            { name: 'buyer', labels: ['Buyer'] },
-          ],
-        },
-      },
+      post_processing: { enabled: false },
       review: { hold: 'document' },
       destination: { name: 'out' },
-    }
+    })
     const splitPipelineId = await publishPipeline(base, key, 'split', split)
     const bytes = await textPdf([
       ['PURCHASE ORDER', 'PO Number: PO-100', 'Buyer: Contoso Ltd'],

@@ -16,6 +16,7 @@ import { runStages } from '../stages/run-stage.ts'
 import type { StageDeps } from '../stages/stage-context.ts'
 import { createWorkspace } from '../workspaces/workspaces.ts'
 import { reviewDocument } from './review-document.ts'
+import { purchaseOrderPipeline } from '@quire/testing'
 
 let db: Db
 let dir: string
@@ -37,20 +38,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-const definition = {
-  split: { mode: 'per_page' },
-  document_types: [{ name: 'po', keywords: ['purchase order'], schema_id: 'po' }],
-  schemas: {
-    po: {
-      fields: [
-        { name: 'po_number', labels: ['PO Number'], required: true },
-        { name: 'buyer', labels: ['Buyer'] },
-      ],
-    },
-  },
-  post_processing: { enabled: true },
-  review: { hold: 'document' },
-}
+const definition = purchaseOrderPipeline({ split: { mode: 'per_page' }, review: { hold: 'document' } })
 
 /** A two-page split job told to wait for review (as Form B submits): page 2 lacks its PO number and is parked. */
 async function partialJob() {

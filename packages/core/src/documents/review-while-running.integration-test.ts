@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { createDestinations, type Destinations } from '@quire/storage'
-import { openStoreFixture } from '@quire/testing'
+import { openStoreFixture, purchaseOrderPipeline } from '@quire/testing'
 import { afterAll, describe, expect, it } from 'vitest'
 import { submitTestJob } from '../jobs/submit-job.test-helper.ts'
 import { ensurePlatformPipelines } from '../pipelines/pipelines.ts'
@@ -22,21 +22,8 @@ afterAll(fixture.close)
 const outDir = path.join(dir, 'out')
 const destinations = createDestinations({ out: { type: 'dir', path: outDir } })
 
-const definition = (hold: 'job' | 'document') => ({
-  split: { mode: 'per_page' },
-  document_types: [{ name: 'po', keywords: ['purchase order'], schema_id: 'po' }],
-  schemas: {
-    po: {
-      fields: [
-        { name: 'po_number', labels: ['PO Number'], required: true },
-        { name: 'buyer', labels: ['Buyer'] },
-      ],
-    },
-  },
-  post_processing: { enabled: true },
-  destination: { name: 'out' },
-  review: { hold },
-})
+const definition = (hold: 'job' | 'document') =>
+  purchaseOrderPipeline({ split: { mode: 'per_page' }, destination: { name: 'out' }, review: { hold } })
 
 /**
  * A two-page split job run up to validate and committed there (post_processing queued): page 2 lacks its PO number
