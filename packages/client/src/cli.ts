@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util'
 import { createClient, detectForm } from './client.ts'
 import { QuireApiError, QuireTimeoutError } from './errors.ts'
+import type { WaitOptions } from './polling.ts'
 import type { FormAClient } from './form-a-client.ts'
 import type { FormBClient } from './form-b-client.ts'
 
@@ -53,22 +54,32 @@ function positiveNumber(text: string | undefined, name: string, fallback: number
   return n
 }
 
-async function submit(client: Client, files: string[], opts: Options): Promise<number> {
-  if (files.length === 0) throw new UsageError('submit needs at least one FILE')
-  const wait = { timeoutMs: positiveNumber(opts.timeout, 'timeout', 600) * 1000 }
-  if (client.form === 'A') {
+/** How each form submits from the command line: the only place the CLI tells the forms apart. */
+const SUBMIT = {
+  /** Form A: one job of all the files, under a published pipeline. */
+  async A(client: FormAClient, files: string[], opts: Options, wait: WaitOptions) {
     if (!opts.pipeline) throw new UsageError('Form A needs --pipeline ID (a published pipeline)')
     const created = await client.submit(files, { pipeline_id: opts.pipeline })
     if (!opts.wait) return print(created)
     const job = await client.waitForJob(created.id, wait)
     print({ job, fields: await client.jobFields(job.id) })
     return job.status === 'completed' ? EXIT.ok : EXIT.job
-  }
-  const params = opts.pipeline ? { pipeline_id: opts.pipeline } : {}
-  if (!opts.wait) return print(await client.submit(files, params))
-  const jobs = await client.submitAndWait(files, params, wait)
-  print(await Promise.all(jobs.map(async (job) => ({ job, fields: await client.jobFields(job.job_id) }))))
-  return jobs.every((job) => job.status === 'completed') ? EXIT.ok : EXIT.job
+  },
+  /** Form B: one job per file, the workspace's default pipeline unless named. */
+  async B(client: FormBClient, files: string[], opts: Options, wait: WaitOptions) {
+    const params = opts.pipeline ? { pipeline_id: opts.pipeline } : {}
+    if (!opts.wait) return print(await client.submit(files, params))
+    const jobs = await client.submitAndWait(files, params, wait)
+    print(await Promise.all(jobs.map(async (job) => ({ job, fields: await client.jobFields(job.job_id) }))))
+    return jobs.every((job) => job.status === 'completed') ? EXIT.ok : EXIT.job
+  },
+}
+
+async function submit(client: Client, files: string[], opts: Options): Promise<number> {
+  if (files.length === 0) throw new UsageError('submit needs at least one FILE')
+  const wait = { timeoutMs: positiveNumber(opts.timeout, 'timeout', 600) * 1000 }
+  // The form picks the entry; TypeScript cannot tie `client.form` to the client's class, hence the cast.
+  return SUBMIT[client.form](client as FormAClient & FormBClient, files, opts, wait)
 }
 
 async function listJobs(client: Client, opts: Options): Promise<number> {
