@@ -1,22 +1,39 @@
-// The bare submit app that bench/baselines/bare-submit.ts and rows-submit.ts both run, with only its database write
-// told apart: in the bench's bare upload shell (./upload-app.ts) it sniffs the type and counts the pages (the same
-// @quire/extraction calls), calls `write` and adds one BullMQ job. Env: DATABASE_URL, REDIS_URL, BENCH_PORT,
+// The bare submit app that bench/baselines/bare-submit.ts, rows-submit.ts and floor-submit.ts run, with only their
+// database write told apart: in the bench's bare upload shell (./upload-app.ts) it sniffs the type (from the upload's
+// first bytes with `keepHead`) and counts the pages (the same @quire/extraction calls), calls `write` and adds one
+// BullMQ job. Env: DATABASE_URL, REDIS_URL, BENCH_PORT,
 // BENCH_UPLOAD_DIR, QUIRE_QUEUE_PREFIX.
 import { randomBytes } from 'node:crypto'
-import { countPages, sniffFileType } from '@quire/extraction'
+import { countPages, type FileType, sniffFileType, sniffFileTypeFromHead } from '@quire/extraction'
 import { Queue } from 'bullmq'
 import { Redis } from 'ioredis'
 import pg from 'pg'
 import { serveUploadApp } from './upload-app.ts'
 
-/** What a side writes for one submission; false when the balance refused it (answered 402). */
+/**
+ * What a side writes for one submission: true when written; false when the balance refused it (answered 402);
+ * `unauthorized` when the side checks the key (`apiKey`, the X-API-Key header) and it is unknown (answered 401).
+ */
 export type SubmitWrite = (
   pool: pg.Pool,
-  job: { id: string; pages: number; fileName: string; sizeBytes: number },
-) => Promise<boolean>
+  job: {
+    id: string
+    pages: number
+    fileName: string
+    fileType: FileType
+    sizeBytes: number
+    filepath: string
+    apiKey: string
+  },
+) => Promise<boolean | 'unauthorized'>
 
 /** Serves the bare submit app until SIGTERM or SIGINT; `prepare` runs once on the pool before it listens. */
-export async function serveBareSubmit(opts: { queueName: string; prepare: (pool: pg.Pool) => Promise<SubmitWrite> }) {
+export async function serveBareSubmit(opts: {
+  queueName: string
+  prepare: (pool: pg.Pool) => Promise<SubmitWrite>
+  /** Sniff from the first bytes kept while the upload was written, instead of opening the file again. */
+  keepHead?: boolean
+}) {
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 })
   const write = await opts.prepare(pool)
   const queue = new Queue(opts.queueName, {
@@ -25,16 +42,28 @@ export async function serveBareSubmit(opts: { queueName: string; prepare: (pool:
   })
   serveUploadApp({
     uploadDir: process.env.BENCH_UPLOAD_DIR!,
+    keepHead: opts.keepHead,
     async handle(ctx, file) {
-      const sniffed = await sniffFileType(file.filepath)
+      // From the head where it decides (undefined: only the file can tell, a DOCX's zip).
+      let sniffed = file.head ? await sniffFileTypeFromHead(file.head, file.size) : undefined
+      if (sniffed === undefined) sniffed = await sniffFileType(file.filepath)
       if (!sniffed) {
         ctx.status = 422
         return
       }
       const pages = await countPages(file.filepath, sniffed.type)
       const id = `job_${randomBytes(12).toString('hex')}`
-      if (!(await write(pool, { id, pages, fileName: file.originalFilename ?? 'upload', sizeBytes: file.size }))) {
-        ctx.status = 402
+      const written = await write(pool, {
+        id,
+        pages,
+        fileName: file.originalFilename ?? 'upload',
+        fileType: sniffed.type,
+        sizeBytes: file.size,
+        filepath: file.filepath,
+        apiKey: ctx.get('X-API-Key'),
+      })
+      if (written !== true) {
+        ctx.status = written === 'unauthorized' ? 401 : 402
         return
       }
       await queue.add('job', { id }, { jobId: id, removeOnComplete: true })
