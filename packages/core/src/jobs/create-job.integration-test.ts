@@ -1,6 +1,6 @@
-import { readdir } from 'node:fs/promises'
+import { readdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { newId } from '@quire/domain'
+import { FILE_TYPES, newId } from '@quire/domain'
 import { DIRECT_DISPATCH_GRACE_MS, FANOUT_QUEUE, PRIORITY, jobKeys } from '@quire/queues'
 import { openStoreFixture } from '@quire/testing'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -20,9 +20,10 @@ import {
   revokeApiKey,
 } from '../workspaces/api-keys.ts'
 import { createWorkspace } from '../workspaces/workspaces.ts'
-import type { JobOptions } from './create-job.ts'
+import { INVOICE_LINES, textPdf } from '../../../../tests/fixtures/make-fixtures.ts'
+import { createJob, type JobOptions } from './create-job.ts'
 import { getJob } from './read-jobs.ts'
-import { recordQuarantine } from './inspect-files.ts'
+import { intakeFile, recordQuarantine } from './inspect-files.ts'
 import { submitTestJob } from './submit-job.test-helper.ts'
 
 // The submission path on real PostgreSQL: what createJob writes in its few statements is exactly what reads see, a
@@ -316,5 +317,118 @@ describe('authenticateApiKey', () => {
     await db.apiKey.update({ where: { id }, data: { revokedAt: new Date() } })
     expect(await authenticateApiKey({ db, key })).toBeNull()
     expect(await authenticateApiKey({ db, key: 'qk_unknown' })).toBeNull()
+  })
+})
+
+describe('createJob in groups (submission-groups.ts, migration *_submit_jobs_grouped)', () => {
+  /** `count` uploads taken in (as the API does before createJob), to be submitted all at once. */
+  async function intakes(workspaceId: string, count: number) {
+    const pipeline = await resolvePipeline({ db, workspaceId, allowDraftVersion: false })
+    const bytes = await textPdf([INVOICE_LINES])
+    const files = []
+    for (let i = 0; i < count; i++) {
+      const tempPath = path.join(dir, `group-${newId('up')}.pdf`)
+      await writeFile(tempPath, bytes)
+      const file = { tempPath, fileName: `invoice-${i}.pdf`, sizeBytes: bytes.length }
+      files.push(await intakeFile({ db, workspaceId, file, definition: pipeline.definition, formTypes: FILE_TYPES }))
+    }
+    return { pipeline, files }
+  }
+  /** Submits every upload at once, in order; each submission's job id or its error. */
+  const submitAll = (
+    workspaceId: string,
+    { pipeline, files }: Awaited<ReturnType<typeof intakes>>,
+    confirmKeys: (KeyState | undefined)[] = [],
+    options: Partial<JobOptions>[] = [],
+  ) =>
+    Promise.all(
+      files.map((file, i) =>
+        createJob({
+          db,
+          blobs,
+          workspaceId,
+          pipeline,
+          files: [file],
+          options: { priority: 'standard', executionMode: 'async', environment: 'production', ...options[i] },
+          confirmKey: confirmKeys[i],
+        }).then(
+          (created) => created.jobId,
+          (err: unknown) => err,
+        ),
+      ),
+    )
+  /** How many statements wrote the workspace's jobs: a statement's stage rows share one `dispatch_after`. */
+  const statements = async (jobIds: string[]) =>
+    new Set(
+      (await db.outboxMessage.findMany({ where: { jobKey: { in: jobIds.map((id) => `${id}.initialization`) } } })).map(
+        (o) => o.dispatchAfter?.getTime(),
+      ),
+    ).size
+
+  it('jobs that arrive while one is written go together in one statement, each reserved against what the jobs before it left; a refused one leaves no row', async () => {
+    const ws = await createWorkspace({ db, name: 'grouped submissions', apiForm: 'B', credits: 5 })
+    const answers = await submitAll(ws.id, await intakes(ws.id, 8))
+    // Five held (the balance), three refused: which ones is the order in which their files were stored.
+    const created = answers.filter((a): a is string => typeof a === 'string')
+    expect(created).toHaveLength(5)
+    for (const refused of answers.filter((a) => typeof a !== 'string')) {
+      expect(refused).toMatchObject({ code: 'PAYMENT_REQUIRED', details: { required: 1 } })
+    }
+    // The first job went alone; the ones stored while it was being written went together.
+    expect(await statements(created)).toBeLessThan(created.length)
+    for (const jobId of created) {
+      const w = await written(jobId)
+      expect([w.job?.status, w.files.length, w.stageRuns.length, w.events.length, w.outbox.length]).toEqual([
+        'queued',
+        1,
+        1,
+        1,
+        1,
+      ])
+      expect(w.hold).toMatchObject({ amount: 1, status: 'pending' })
+    }
+    // Nothing of the three refused jobs remains: no job, file, stage run, event, outbox row, hold or ledger entry.
+    const everything = await Promise.all([
+      db.job.count({ where: { workspaceId: ws.id } }),
+      db.jobFile.count({ where: { job: { workspaceId: ws.id } } }),
+      db.event.count({ where: { workspaceId: ws.id } }),
+      db.creditHold.count({ where: { workspaceId: ws.id } }),
+      db.ledgerEntry.count({ where: { workspaceId: ws.id, kind: 'reserve' } }),
+    ])
+    expect(everything.slice(0, 5)).toEqual([5, 5, 5, 5, 5])
+    expect(await db.workspace.findUniqueOrThrow({ where: { id: ws.id } })).toMatchObject({
+      creditsAvailable: 0,
+      creditsReserved: 5,
+    })
+    // The refused uploads were not kept in the store.
+    const stored = await readdir(path.join(blobDir, ws.id), { recursive: true })
+    expect(stored.filter((f) => /-0$/.test(f))).toHaveLength(5)
+  })
+
+  it("a key changed since it was read refuses its own jobs in a group, not the others'", async () => {
+    const ws = await createWorkspace({ db, name: 'grouped keys', apiForm: 'B', credits: 10 })
+    const { key, id: keyId } = await createApiKey({ db, workspaceId: ws.id, scopes: ['jobs:write'] })
+    const stale = (await authenticateApiKey({ db, key }))!.asRead
+    await revokeApiKey({ db, workspaceId: ws.id, keyId })
+    const answers = await submitAll(ws.id, await intakes(ws.id, 5), [undefined, undefined, stale, undefined, stale])
+    expect(answers.map((a) => (a instanceof PrincipalChanged ? 'changed' : typeof a))).toEqual([
+      'string',
+      'string',
+      'changed',
+      'string',
+      'changed',
+    ])
+    expect(await db.job.count({ where: { workspaceId: ws.id } })).toBe(3)
+    expect((await db.workspace.findUniqueOrThrow({ where: { id: ws.id } })).creditsReserved).toBe(3)
+  })
+
+  it("a group that fails as a whole is written again one job at a time: one job's error stays its own", async () => {
+    const ws = await createWorkspace({ db, name: 'grouped failure', apiForm: 'B', credits: 10 })
+    // PostgreSQL's jsonb refuses the escaped NUL: the statement carrying this job fails.
+    const unstorable = { metadata: { note: 'a\u0000b' } }
+    const answers = await submitAll(ws.id, await intakes(ws.id, 4), [], [{}, {}, unstorable, {}])
+    expect(answers.map((a) => typeof a)).toEqual(['string', 'string', 'object', 'string'])
+    expect(answers[2]).toMatchObject({ code: '22P05' })
+    expect(await db.job.count({ where: { workspaceId: ws.id } })).toBe(3)
   })
 })

@@ -1,12 +1,13 @@
-import { creditsForPages, DomainError, holdIdFor, MAX_CREDITS, newId } from '@quire/domain'
-import { type Db, directQuery, type Job, type JobFile, type StageRun } from '@quire/db'
+import { creditsForPages, DomainError, MAX_CREDITS, newId } from '@quire/domain'
+import type { Db, Job, JobFile, StageRun } from '@quire/db'
 import { explainReservationRefusal } from '@quire/ledger'
-import { DIRECT_DISPATCH_GRACE_MS, OUTBOX_CHANNEL, type OutboxRow, outboxRowsOf, type Priority } from '@quire/queues'
+import { type OutboxRow, outboxRowsOf, type Priority } from '@quire/queues'
 import type { BlobStore } from '@quire/storage'
 import { eventRow } from '../events/record-event.ts'
-import { PLATFORM_PARSE_PIPELINE_ID, type ResolvedPipeline } from '../pipelines/pipelines.ts'
+import type { ResolvedPipeline } from '../pipelines/pipelines.ts'
 import { type KeyState, PrincipalChanged } from '../workspaces/api-keys.ts'
 import type { InspectedFile } from './inspect-files.ts'
+import { type Submitted, submissionGroups } from './submission-groups.ts'
 import { toJobView, type JobView } from './job-view.ts'
 
 export type JobOptions = {
@@ -28,12 +29,13 @@ export type JobOptions = {
  * Creates one job from one or more inspected files: stores the files, then in one statement writes the job, queues
  * its first stage through the outbox and reserves credits. No credits, no job.
  *
- * Every submission runs this, so the write is one call of the PL/pgSQL function `submit_job` (migration
- * `*_submit_job_function`) in autocommit: the job, its files, its `source` stage run, the `stage.exited` event (and
- * its fan-out when the workspace has a webhook), the outbox row of `initialization`, and last the reservation; a
- * refusal rolls all of it back. Nothing is read back: the rows are built here with every column given explicitly.
- * The caller sends `dispatch` (the first stage's outbox row) to BullMQ itself after this returns (DirectDispatch);
- * if it never does, the relay takes the row over after DIRECT_DISPATCH_GRACE_MS.
+ * Every submission runs this, so the write goes with the workspace's other submissions of the moment
+ * (submission-groups.ts): one call of the PL/pgSQL function `submit_jobs` (migration `*_submit_jobs_grouped`) in
+ * autocommit writes the job, its files, its `source` stage run, the `stage.exited` event (and its fan-out when the
+ * workspace has a webhook), the outbox row of `initialization`, and last the reservation; a refusal leaves none of
+ * it. Nothing is read back: the rows are built here with every column given explicitly. The caller sends `dispatch`
+ * (the first stage's outbox row) to BullMQ itself after this returns (DirectDispatch); if it never does, the relay
+ * takes the row over after DIRECT_DISPATCH_GRACE_MS.
  *
  * With `confirmKey`, the statement first confirms that the API key still has the principal the caller read (a
  * principal from an earlier request, RecentPrincipals); if it does not, nothing is written, the files go back to
@@ -126,57 +128,53 @@ export async function createJob(opts: {
     { workspaceId: opts.workspaceId, jobId, type: 'stage.exited', stage: 'source', transition: 'exited' },
     now,
   )
-  const createdAt = now.toISOString()
   const [fanoutRow] = outboxRowsOf('fanout', [{ eventId: event.id }])
   const [stageRow] = outboxRowsOf('stage', [{ stage: 'initialization', jobId }], { priority: opts.options.priority })
-  let stageRowId: string
+  let submitted: Submitted
   try {
-    const [row] = await directQuery<{ id: string }>(opts.db, {
-      name: 'submit_job',
-      text: 'SELECT submit_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) AS id',
-      values: [
-        // The definition (the largest column) as the JSON the pipeline cache made once, merged into the row in SQL.
-        JSON.stringify(columns({ ...job, definition: null })),
-        opts.pipeline.definitionJson,
-        JSON.stringify(files.map(columns)),
-        JSON.stringify(columns(source)),
-        JSON.stringify(event),
-        JSON.stringify({ ...fanoutRow, created_at: createdAt }),
-        JSON.stringify({ ...stageRow, created_at: createdAt }),
-        DIRECT_DISPATCH_GRACE_MS,
-        OUTBOX_CHANNEL,
-        holdIdFor(jobId),
-        newId('led'),
-        opts.confirmKey?.keyHash ?? null,
-        opts.confirmKey?.fingerprint ?? null,
-        PLATFORM_PARSE_PIPELINE_ID,
-      ],
+    submitted = await submissionGroups(opts.db).submit({
+      job,
+      definitionJson: opts.pipeline.definitionJson,
+      files,
+      source,
+      event,
+      fanout: fanoutRow!,
+      stage: stageRow!,
+      entryId: newId('led'),
+      confirmKey: opts.confirmKey ?? null,
     })
-    stageRowId = row!.id
   } catch (err) {
-    if ((err as { code?: unknown }).code === KEY_CHANGED) {
-      await Promise.all(stored.map((f) => opts.blobs.takeFile(f.blobKey, f.tempPath)))
-      throw new PrincipalChanged()
-    }
     await Promise.all(stored.map((f) => opts.blobs.delete(f.blobKey)))
-    if ((err as { code?: unknown }).code === REFUSED) {
-      const why = await explainReservationRefusal(opts.db, { workspaceId: opts.workspaceId, jobId, amount: credits })
-      throw new DomainError(
-        'PAYMENT_REQUIRED',
-        !why.ok && why.reason === 'spending_cap'
-          ? `this job (${credits} credits) would exceed the workspace spending cap`
-          : `this job needs ${credits} credits; not enough credits available`,
-        { required: credits },
-      )
-    }
     throw err
+  }
+  if (submitted.answer === 'key_changed') {
+    await Promise.all(stored.map((f) => opts.blobs.takeFile(f.blobKey, f.tempPath)))
+    throw new PrincipalChanged()
+  }
+  if (submitted.answer !== 'held') {
+    await Promise.all(stored.map((f) => opts.blobs.delete(f.blobKey)))
+    // Refused inside the statement, against what the jobs before it left; `exists` and `missing` are explained by a
+    // read (a hold already there, or the workspace gone).
+    const reason =
+      submitted.answer === 'insufficient_credits' || submitted.answer === 'spending_cap'
+        ? submitted.answer
+        : await explainReservationRefusal(opts.db, { workspaceId: opts.workspaceId, jobId, amount: credits }).then(
+            (why) => (why.ok ? 'insufficient_credits' : why.reason),
+          )
+    throw new DomainError(
+      'PAYMENT_REQUIRED',
+      reason === 'spending_cap'
+        ? `this job (${credits} credits) would exceed the workspace spending cap`
+        : `this job needs ${credits} credits; not enough credits available`,
+      { required: credits },
+    )
   }
   // The job as accepted (`queued`): the answer to the submission describes this state, whatever a worker does once
   // the statement committed. Its rows are the ones written above, so nothing is read back.
   return {
     jobId,
     accepted: toJobView({ ...job, files, documents: [], stageRuns: [source] }),
-    dispatch: [{ ...stageRow!, id: BigInt(stageRowId) }],
+    dispatch: [{ ...stageRow!, id: BigInt(submitted.stageRowId!) }],
   }
 }
 
@@ -197,29 +195,4 @@ const JOB_FILE_KEY = /^[^/]+\/[0-9a-f]{2}\/(job_[0-9a-f]+)-\d+(?:\.page-\d+\.png
 export function jobIdOfBlobKey(key: string): string | undefined {
   const m = JOB_FILE_KEY.exec(key)
   return m && key.split('/')[1] === m[1]!.slice(-2) ? m[1] : undefined
-}
-
-/** The SQLSTATE `submit_job` raises when the reservation is refused. */
-const REFUSED = 'QR402'
-
-/** The SQLSTATE `submit_job` raises when the key no longer has the principal given to confirm. */
-const KEY_CHANGED = 'QR401'
-
-/** A row object as JSON keyed by column name (the Prisma field names in snake_case, as the schema maps them). */
-function columns(row: object): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  for (const k in row) out[columnName(k)] = (row as Record<string, unknown>)[k]
-  return out
-}
-
-// Field names are few and fixed; each is converted once per process (the regex per key per submission showed in
-// the submit profile).
-const columnNames = new Map<string, string>()
-function columnName(field: string): string {
-  let name = columnNames.get(field)
-  if (name === undefined) {
-    name = field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
-    columnNames.set(field, name)
-  }
-  return name
 }

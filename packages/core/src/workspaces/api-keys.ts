@@ -59,7 +59,7 @@ export type Principal = {
 
 /**
  * A key (by its hash) and the fingerprint of its principal when it was read: an md5 of every field of the principal,
- * made by the SQL function `api_key_principal`, which `submit_job` calls again to confirm it.
+ * made by the SQL function `api_key_principal`, which `submit_jobs` calls again to confirm it.
  */
 export type KeyState = { keyHash: string; fingerprint: string }
 
@@ -77,7 +77,7 @@ export class PrincipalChanged extends Error {
 
 /**
  * Confirms, inside a write's transaction, that the key still has the principal `state` names; throws
- * PrincipalChanged (rolling the transaction back) when it does not. For writes that are not `submit_job`, which
+ * PrincipalChanged (rolling the transaction back) when it does not. For writes that are not `submit_jobs`, which
  * confirms in its own statement.
  */
 export async function confirmKeyIn(tx: Pick<Tx, '$queryRaw'>, state: KeyState): Promise<void> {
@@ -152,7 +152,7 @@ export async function authenticateApiKey(opts: { db: Db; key: string }): Promise
 
 /**
  * Principals this process read lately, by key, for requests whose write confirms the key in its own statement (a
- * submission: `submit_job` checks the fingerprint): they skip the key's read, one statement of their two. A principal
+ * submission: `submit_jobs` checks the fingerprint): they skip the key's read, one statement of their two. A principal
  * is kept for `maxAgeMs` at most, so a revoked key stops costing a refused upload after that; the confirmation, not
  * the age, is what keeps a revocation or a change effective from the next request on.
  */
