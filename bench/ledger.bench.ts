@@ -1,14 +1,13 @@
 // Credit reservations per second on ONE hot workspace under contention: the ledger's reservation (balance + spending
 // cap checked by a conditional UPDATE, hold row, double-entry row) against a bare
 // `UPDATE ... SET available = available - x WHERE available >= x` loop, same pool, same concurrency, same run.
-// The headline row is reserveCredits, one call per reservation: the statement a submission's `submit_job` makes inside
-// its own call, so the reservation every job pays. Beside it, CreditReserver against the same bare UPDATE: concurrent
-// reservations of one workspace as one statement and one commit (group commit). No submission goes through it today
-// (a submission reserves inside its own statement, and grouping whole submissions measured too small a gain:
-// bench/README.md, the 18:47 session); the row shows what grouping buys a caller that reserves on its own.
+// The headline row is reserveCredits, one call per reservation: what a submission alone on its workspace pays (a
+// group of one in `submit_jobs`). Beside it, CreditReserver against the same bare UPDATE: concurrent reservations of
+// one workspace as one statement and one commit (group commit), as `submit_jobs` reserves for a group of submissions
+// (bench/README.md, 2026-11-29 "submissions in groups").
 // Knobs: BENCH_CONCURRENCY (16); rounds and seconds per variant follow --quick. Interleaved rounds, medians.
 // Target: the ledger's reservation ≥ 0.8× the bare UPDATE. Both sides send their statements as production sends a
-// reservation (`submit_job` through directQuery): node-postgres on the client's pool, prepared per connection, no
+// reservation (`submit_jobs` through directQuery): node-postgres on the client's pool, prepared per connection, no
 // Prisma in between (directSql, directTransaction). Through Prisma's `$queryRaw` the reservation's client side cost
 // about 0.24 ms of CPU against the driver's 0.18, and its `$executeRaw` (the bare UPDATE's) less: the ratio then
 // measured Prisma's two calls more than the ledger. The transaction rows pay for BEGIN, COMMIT and the round trips
@@ -107,7 +106,7 @@ const refLastWs = await hotWorkspace('bench-reference-bare-last')
 
 const reserver = new CreditReserver(sql)
 const ONE_CALL = 'ledger reserveCredits one call each, as a submission reserves (autocommit)'
-const GROUPED = 'ledger reservations grouped per workspace (CreditReserver, autocommit; no submission uses it)'
+const GROUPED = 'ledger reservations grouped per workspace (CreditReserver, autocommit)'
 
 const variants: Record<string, () => Promise<boolean>> = {
   'bare UPDATE ... WHERE available >= x': () => bareUpdate(sql, bareWs),
