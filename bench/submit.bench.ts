@@ -107,7 +107,7 @@ try {
       `  submit · reference at ${connections}: the submission's rows as one plain statement in the bare app ` +
         `${rw.toFixed(1)} req/s, p99 ${pw} ms: ${(rw / rb).toFixed(2)}× the bare app's throughput, p99 ` +
         `${(pb / pw).toFixed(2)}× (what the rows themselves cost); Quire's domain calls ${(rd / rw).toFixed(2)}× of it ` +
-        `(the key's confirmation and how submit_job writes them)`,
+        `(the key's confirmation and how submit_jobs writes them)`,
     )
     console.log(
       `  submit · reference at ${connections}: Quire's domain calls in the bare app ${rd.toFixed(1)} req/s, p99 ` +

@@ -4,9 +4,9 @@ import pg from 'pg'
  * pg's Pool, except that a statement PostgreSQL refused leaves its connection in the pool.
  *
  * `pg.Pool#query` hands the connection back with the error, and the pool closes every connection handed back with
- * an error. That is right for a broken connection, but a refused statement (a unique or CHECK violation, a
- * reservation `submit_job` refuses with QR402) leaves the connection as healthy as before: in autocommit PostgreSQL
- * has already ended the statement's transaction. Closing it cost about 30 ms on the next query (a new connection,
+ * an error. That is right for a broken connection, but a refused statement (a unique or CHECK violation, a text
+ * jsonb refuses) leaves the connection as healthy as before: in autocommit PostgreSQL has already ended the
+ * statement's transaction. Closing it cost about 30 ms on the next query (a new connection,
  * a new backend process, every prepared statement prepared again) and turned a burst of refused submissions into a
  * burst of reconnections. Errors without a SQLSTATE (the socket, a timeout) and FATAL ones still close it.
  *

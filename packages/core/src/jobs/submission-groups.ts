@@ -12,6 +12,7 @@ export type SubmissionRows = {
   files: JobFile[]
   source: StageRun
   event: ReturnType<typeof eventRow>
+  /** The outbox rows (outboxRowsOf) of the event's fan-out and of the first stage: no delay, no replace. */
   fanout: OutboxRowValues
   stage: OutboxRowValues
   entryId: string
