@@ -1,4 +1,5 @@
 // Documents and review, black box (DESIGN: GET /v1/documents/{id}, POST /v1/documents/{id}/review).
+import { purchaseOrderPipeline } from '@quire/testing'
 import { describe, expect, it } from 'vitest'
 import { textPdf } from '../fixtures/make-fixtures.ts'
 import { call, fileForm, newWorkspace, pollUntil } from './client.ts'
@@ -6,19 +7,9 @@ import { useStackWithReceiver } from './stack.ts'
 
 const ctx = useStackWithReceiver()
 
-// A purchase order with no PO number: the pipeline's required field is missing, so the document is parked.
-const definition = (bindings: object = {}) => ({
-  document_types: [{ name: 'po', keywords: ['purchase order'], schema_id: 'po' }],
-  schemas: {
-    po: {
-      fields: [
-        { name: 'po_number', labels: ['PO Number'], required: true },
-        { name: 'buyer', labels: ['Buyer'] },
-      ],
-    },
-  },
-  bindings,
-})
+// A purchase order with no PO number: the pipeline's required field is missing, so the document is parked. No
+// post-processing here (the shared definition turns it on).
+const definition = (bindings: object = {}) => purchaseOrderPipeline({ bindings, post_processing: { enabled: false } })
 const poPdf = () => textPdf([['PURCHASE ORDER', 'Buyer: Contoso Ltd', 'Delivery: next week']])
 
 describe('review', () => {
