@@ -1,4 +1,4 @@
-import type { RawSql } from '@quire/db'
+import { GroupCommit, type RawSql } from '@quire/db'
 import { holdIdFor, newId } from '@quire/domain'
 import { assertAmount, explainReservationRefusal, type ReserveResult, reserveCredits } from './ledger.ts'
 
@@ -7,38 +7,39 @@ type Reservation = { workspaceId: string; jobId: string; amount: number; now?: D
 const BATCH_ANSWERS = ['held', 'insufficient_credits', 'spending_cap', 'exists', 'missing'] as const
 type BatchAnswer = (typeof BATCH_ANSWERS)[number]
 const isBatchAnswer = (a: unknown): a is BatchAnswer => (BATCH_ANSWERS as readonly unknown[]).includes(a)
-type Waiting = Reservation & { resolve(result: ReserveResult): void; reject(error: unknown): void }
-
 /** Most reservations one call carries: a batch holds its workspace's row for all of them. */
 const DEFAULT_MAX_BATCH = 64
 
 /**
  * Reservations of callers that reserve on their own (autocommit, not inside a transaction of theirs), grouped per
- * workspace: the first reservation of a workspace goes at once; those that arrive while it is under way wait for it
- * and then go together as one call of `ledger_reserve_credits_batch` (migrations `*_ledger_reserve_credits_batch`,
- * `*_ledger_reserve_hold_any_conflict`),
- * one transaction and one commit for all of them, and so on while more arrive. This is group commit, as a
- * TigerBeetle client batches the transfers its callers send at once: a hot workspace's reservations run one at a
- * time on its row, so each turn on the row (the UPDATE, the commit and its WAL flush) now serves a batch instead of
- * one job. A reservation alone on its workspace waits for nothing.
+ * workspace (GroupCommit): the first reservation of a workspace goes at once; those that arrive while it is under way
+ * wait for it and then go together as one call of `ledger_reserve_credits_batch` (migrations
+ * `*_ledger_reserve_credits_batch`, `*_ledger_reserve_hold_any_conflict`), one transaction and one commit for all of
+ * them. A hot workspace's reservations run one at a time on its row, so each turn on the row (the UPDATE, the commit
+ * and its WAL flush) now serves a batch instead of one job. A reservation alone on its workspace waits for nothing.
  *
  * Each job is still decided on its own, exactly as reserveCredits decides it: the balance and the spending cap
  * checked by its own conditional UPDATE after the jobs ahead of it, a refusal explained, a job reserved twice held
- * once. A caller's promise settles only after its batch committed (or failed). A batch that fails as a whole (a
- * connection lost, a statement timeout) rolls back entirely and its jobs are reserved again one call each, so no
- * job's error becomes another's.
+ * once. A caller's promise settles only after its batch committed (or failed); a batch that fails as a whole is
+ * reserved again one call each, so no job's error becomes another's.
  *
  * `sql` must be autocommit (a client or pool, e.g. `directSql(db)`): in a caller's transaction use reserveCredits.
  */
 export class CreditReserver {
-  private readonly waiting = new Map<string, Waiting[]>()
-  private readonly maxBatch: number
+  private readonly batches: GroupCommit<Reservation, ReserveResult>
 
   constructor(
     private readonly sql: RawSql,
     opts: { maxBatch?: number } = {},
   ) {
-    this.maxBatch = opts.maxBatch ?? DEFAULT_MAX_BATCH
+    this.batches = new GroupCommit(
+      {
+        writeGroup: (batch) => this.reserveBatch(batch),
+        // One job: reserveCredits itself, the single-job function whose plan the session already keeps.
+        writeOne: (r) => reserveCredits(this.sql, r),
+      },
+      opts.maxBatch ?? DEFAULT_MAX_BATCH,
+    )
   }
 
   /**
@@ -47,52 +48,26 @@ export class CreditReserver {
    */
   reserve(reservation: Reservation): Promise<ReserveResult> {
     assertAmount(reservation.amount)
-    const group = `${reservation.workspaceId}\n${reservation.now?.toISOString() ?? ''}`
-    return new Promise((resolve, reject) => {
-      const queue = this.waiting.get(group)
-      const entry = { ...reservation, resolve, reject }
-      if (queue) {
-        queue.push(entry) // the workspace has a batch under way: this goes with the next one
-        return
-      }
-      this.waiting.set(group, [entry])
-      void this.drain(group)
+    return this.batches.write(`${reservation.workspaceId}\n${reservation.now?.toISOString() ?? ''}`, reservation)
+  }
+
+  /** Each job's result, from one call for the batch. */
+  private async reserveBatch(batch: Reservation[]): Promise<Array<ReserveResult | Promise<ReserveResult>>> {
+    const answers = await this.callBatch(batch)
+    return batch.map((r, i) => {
+      const answer = answers[i]!
+      if (answer === 'held') return { ok: true, holdId: holdIdFor(r.jobId) }
+      // Decided inside the batch, against what the jobs before it left (a read after the commit would also see
+      // what the jobs after it took).
+      if (answer === 'insufficient_credits' || answer === 'spending_cap') return { ok: false, reason: answer }
+      // A hold already there, or no such workspace: the explanation finds the hold or reports the workspace missing;
+      // a read after the commit, it need not hold up the next batch.
+      return explainReservationRefusal(this.sql, r)
     })
   }
 
-  /** Sends a group's waiting reservations, a batch at a time, until none are left. Never rejects. */
-  private async drain(group: string): Promise<void> {
-    const queue = this.waiting.get(group)!
-    while (queue.length > 0) await this.send(queue.splice(0, this.maxBatch))
-    this.waiting.delete(group)
-  }
-
-  private async send(batch: Waiting[]): Promise<void> {
-    const alone = (r: Waiting) => reserveCredits(this.sql, r).then(r.resolve, r.reject)
-    // One job: reserveCredits itself, the single-job function whose plan the session already keeps.
-    if (batch.length === 1) return alone(batch[0]!)
-    let answers: BatchAnswer[]
-    try {
-      answers = await this.callBatch(batch)
-    } catch {
-      // Nothing of the batch remains: each job goes again alone, so a job's own error stays its own.
-      await Promise.all(batch.map(alone))
-      return
-    }
-    for (const [i, r] of batch.entries()) {
-      const answer = answers[i]!
-      if (answer === 'held') r.resolve({ ok: true, holdId: holdIdFor(r.jobId) })
-      // Decided inside the batch, against what the jobs before it left (a read after the commit would also see
-      // what the jobs after it took).
-      else if (answer === 'insufficient_credits' || answer === 'spending_cap') r.resolve({ ok: false, reason: answer })
-      // A hold already there, or no such workspace: the explanation finds the hold or reports the workspace missing;
-      // a read after the commit, it need not hold up the next batch.
-      else explainReservationRefusal(this.sql, r).then(r.resolve, r.reject)
-    }
-  }
-
   /** One call for the batch (all of one workspace and one `now`): each job's answer, in the batch's order. */
-  private async callBatch(batch: Waiting[]): Promise<BatchAnswer[]> {
+  private async callBatch(batch: Reservation[]): Promise<BatchAnswer[]> {
     const { workspaceId, now } = batch[0]!
     const rows = await this.sql.$queryRaw<{ held: string[] }[]>`
       SELECT ledger_reserve_credits_batch(${workspaceId}, ${batch.map((r) => r.jobId)}::text[],

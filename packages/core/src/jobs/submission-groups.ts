@@ -1,4 +1,4 @@
-import { type Db, directQuery, type Job, type JobFile, type StageRun } from '@quire/db'
+import { type Db, directQuery, GroupCommit, type Job, type JobFile, type StageRun } from '@quire/db'
 import { DIRECT_DISPATCH_GRACE_MS, OUTBOX_CHANNEL, type OutboxRowValues } from '@quire/queues'
 import type { eventRow } from '../events/record-event.ts'
 import { PLATFORM_PARSE_PIPELINE_ID } from '../pipelines/pipelines.ts'
@@ -26,62 +26,27 @@ const isAnswer = (a: unknown): a is SubmissionAnswer => (ANSWERS as readonly unk
 
 export type Submitted = { answer: SubmissionAnswer; stageRowId: string | null }
 
-type Waiting = SubmissionRows & { resolve(result: Submitted): void; reject(error: unknown): void }
-
-/** Most jobs one statement carries: a group holds its workspace's balance row for all of them. */
-const MAX_GROUP = 64
-
 /**
- * The submissions of one process, written in groups per workspace: the first job of a workspace goes at once; the
- * jobs that arrive while it is being written wait for it and then go together, one call of `submit_jobs`, one
- * transaction and one commit for all of them, and so on while more arrive. Group commit, as CreditReserver does for
- * reservations alone: a workspace's submissions take turns on its balance row, and each turn (the statement, its
- * round trip, the row's lock, the commit and its WAL flush) now serves a group instead of one job. A submission
- * alone waits for nothing.
+ * The submissions of one process, written in groups per workspace (GroupCommit): the first job of a workspace goes
+ * at once; the jobs that arrive while it is being written wait for it and then go together, one call of
+ * `submit_jobs`, one transaction and one commit for all of them. A workspace's submissions take turns on its balance
+ * row, and each turn now serves a group instead of one job; a submission alone waits for nothing.
  *
  * Each job is still decided on its own: its key confirmed, its credits reserved after the jobs ahead of it, a
- * refusal answered with its reason and leaving no row. A caller's promise settles only after its group committed. A
- * group that fails as a whole (a connection lost, a statement timeout, a row one job got wrong) rolls back entirely,
- * and its jobs are written again one call each, so no job's error becomes another's.
+ * refusal answered with its reason and leaving no row. A group that fails as a whole is written again job by job.
  */
 class SubmissionGroups {
-  private readonly waiting = new Map<string, Waiting[]>()
+  private readonly groups: GroupCommit<SubmissionRows, Submitted>
 
-  constructor(private readonly db: Db) {}
-
-  submit(rows: SubmissionRows): Promise<Submitted> {
-    const workspaceId = rows.job.workspaceId
-    return new Promise((resolve, reject) => {
-      const entry = { ...rows, resolve, reject }
-      const queue = this.waiting.get(workspaceId)
-      if (queue) {
-        queue.push(entry) // the workspace has a group being written: this goes with the next one
-        return
-      }
-      this.waiting.set(workspaceId, [entry])
-      void this.drain(workspaceId)
+  constructor(private readonly db: Db) {
+    this.groups = new GroupCommit({
+      writeGroup: (group) => this.write(group),
+      writeOne: async (rows) => (await this.write([rows]))[0]!,
     })
   }
 
-  /** Writes a workspace's waiting jobs, a group at a time, until none are left. Never rejects. */
-  private async drain(workspaceId: string): Promise<void> {
-    const queue = this.waiting.get(workspaceId)!
-    while (queue.length > 0) await this.send(queue.splice(0, MAX_GROUP))
-    this.waiting.delete(workspaceId)
-  }
-
-  private async send(group: Waiting[]): Promise<void> {
-    const alone = (w: Waiting) => this.write([w]).then(([answer]) => w.resolve(answer!), w.reject)
-    if (group.length === 1) return alone(group[0]!)
-    let answers: Submitted[]
-    try {
-      answers = await this.write(group)
-    } catch {
-      // Nothing of the group remains: each job goes again alone, so a job's own error stays its own.
-      await Promise.all(group.map(alone))
-      return
-    }
-    for (const [i, w] of group.entries()) w.resolve(answers[i]!)
+  submit(rows: SubmissionRows): Promise<Submitted> {
+    return this.groups.write(rows.job.workspaceId, rows)
   }
 
   /** One call of `submit_jobs` for jobs of one workspace: each job's answer, in the group's order. */
