@@ -2,7 +2,7 @@ import { readdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { FILE_TYPES, newId } from '@quire/domain'
 import { DIRECT_DISPATCH_GRACE_MS, FANOUT_QUEUE, PRIORITY, jobKeys } from '@quire/queues'
-import { openStoreFixture } from '@quire/testing'
+import { openStoreFixture, waitFor } from '@quire/testing'
 import { afterAll, describe, expect, it } from 'vitest'
 import {
   createPipeline,
@@ -145,6 +145,49 @@ describe('createJob', () => {
       await tx.workspace.delete({ where: { id: ws.id } })
       expect(await tx.job.count({ where: { id: jobId } })).toBe(0)
     })
+  })
+})
+
+describe('createJob alone: one plain statement (submission-groups.ts, SUBMIT_ONE)', () => {
+  it('a job past the spending cap is refused with that reason and writes nothing', async () => {
+    const ws = await createWorkspace({ db, name: 'alone cap', apiForm: 'B', credits: 10, spendingCap: 0 })
+    const err = await submit(ws.id).catch((e: unknown) => e)
+    expect(err).toMatchObject({ code: 'PAYMENT_REQUIRED', message: expect.stringMatching(/spending cap/) })
+    expect(await db.job.count({ where: { workspaceId: ws.id } })).toBe(0)
+    expect(await db.creditHold.count({ where: { workspaceId: ws.id } })).toBe(0)
+    expect(await db.ledgerEntry.count({ where: { workspaceId: ws.id, kind: 'reserve' } })).toBe(0)
+    const balance = await db.workspace.findUniqueOrThrow({ where: { id: ws.id } })
+    expect([balance.creditsAvailable, balance.creditsReserved]).toEqual([10, 0])
+  })
+
+  it('a balance emptied between its snapshot and its reservation: refused for credits (submit_jobs decides), nothing written', async () => {
+    const ws = await createWorkspace({ db, name: 'alone raced', apiForm: 'B', credits: 10 })
+    // Another transaction holds the workspace row and empties the balance while the submission waits for the row.
+    const { submitted } = await db.$transaction(
+      async (tx) => {
+        await tx.$executeRaw`UPDATE workspaces SET credits_available = 0 WHERE id = ${ws.id}`
+        const pending = submit(ws.id).catch((e: unknown) => e)
+        await waitFor(
+          async () =>
+            (
+              await db.$queryRaw<{ n: number }[]>`
+                SELECT count(*)::int AS n FROM pg_stat_activity
+                WHERE wait_event_type = 'Lock' AND query LIKE '%charged AS (%'`
+            )[0]!.n > 0 || undefined,
+          { timeoutMs: 10_000, intervalMs: 20, message: 'the submission never waited for the workspace row' },
+        )
+        return { submitted: pending } // not awaited here: it waits for this transaction's commit
+      },
+      { timeout: 20_000 },
+    )
+    expect(await submitted).toMatchObject({
+      code: 'PAYMENT_REQUIRED',
+      message: expect.stringMatching(/not enough credits/),
+    })
+    expect(await db.job.count({ where: { workspaceId: ws.id } })).toBe(0)
+    expect(await db.creditHold.count({ where: { workspaceId: ws.id } })).toBe(0)
+    const balance = await db.workspace.findUniqueOrThrow({ where: { id: ws.id } })
+    expect([balance.creditsAvailable, balance.creditsReserved]).toEqual([0, 0])
   })
 })
 

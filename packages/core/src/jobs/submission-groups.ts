@@ -41,12 +41,70 @@ class SubmissionGroups {
   constructor(private readonly db: Db) {
     this.groups = new GroupCommit({
       writeGroup: (group) => this.write(group),
-      writeOne: async (rows) => (await this.write([rows]))[0]!,
+      writeOne: (rows) => this.writeAlone(rows),
     })
   }
 
   submit(rows: SubmissionRows): Promise<Submitted> {
     return this.groups.write(rows.job.workspaceId, rows)
+  }
+
+  /**
+   * A job alone (nothing else of its workspace waiting): SUBMIT_ONE, one plain statement that PostgreSQL plans once
+   * per connection, instead of a `submit_jobs` call of one. When the statement cannot tell why its reservation was
+   * refused (the balance changed between its snapshot and its UPDATE), nothing was written and `submit_jobs` decides.
+   */
+  private async writeAlone(g: SubmissionRows): Promise<Submitted> {
+    const { job, files } = g
+    const [row] = await directQuery<{ answer: unknown; stage_row_id: string | null }>(this.db, {
+      ...SUBMIT_ONE,
+      values: [
+        job.workspaceId,
+        job.id,
+        job.pipelineId,
+        job.pipelineVersion,
+        g.definitionJson,
+        job.priority,
+        job.executionMode,
+        job.environment,
+        job.sourceTag,
+        job.clientReferenceId,
+        job.schemaId,
+        job.metadata === null ? null : JSON.stringify(job.metadata),
+        job.pageCount,
+        job.creditsReserved,
+        job.createdAt.toISOString(),
+        job.waitForReview,
+        g.confirmKey?.keyHash ?? null,
+        g.confirmKey?.fingerprint ?? null,
+        g.source.id,
+        g.event.id,
+        g.entryId,
+        files.map((f) => f.id),
+        files.map((f) => f.position),
+        files.map((f) => f.fileName),
+        files.map((f) => f.fileType),
+        files.map((f) => f.mimeType),
+        files.map((f) => f.sizeBytes),
+        files.map((f) => f.pageCount),
+        files.map((f) => f.blobKey),
+        g.stage.queue,
+        g.stage.name,
+        g.stage.job_key,
+        JSON.stringify(g.stage.payload),
+        g.stage.priority,
+        g.fanout.queue,
+        g.fanout.name,
+        g.fanout.job_key,
+        JSON.stringify(g.fanout.payload),
+        DIRECT_DISPATCH_GRACE_MS,
+        OUTBOX_CHANNEL,
+        PLATFORM_PARSE_PIPELINE_ID,
+      ],
+    })
+    if (row?.answer === 'undecided') return (await this.write([g]))[0]!
+    if (!isAnswer(row?.answer)) throw new Error('submit one: bad answer')
+    return { answer: row.answer, stageRowId: row.stage_row_id }
   }
 
   /** One call of `submit_jobs` for jobs of one workspace: each job's answer, in the group's order. */
@@ -107,6 +165,88 @@ class SubmissionGroups {
       throw new Error('submit_jobs: bad answer')
     return rows.map((r) => ({ answer: r.answer as SubmissionAnswer, stageRowId: r.stage_row_id }))
   }
+}
+
+/**
+ * What `submit_jobs` writes for one job, as one statement of data-modifying CTEs: the key confirmed, the credits
+ * reserved by the ledger's conditional UPDATE (balance, spending cap of the current UTC month; after the ledger's
+ * per-workspace queue, the advisory lock of `ledger_reserve_credits`), and only when both held: the job, its files,
+ * its `source` stage run, the `stage.exited` event (fanned out already unless the workspace has a webhook, then with
+ * its fan-out row), the first stage's outbox row, the hold and its `reserve` entry. Nothing is written otherwise, so
+ * a refusal needs no clean-up. The answer is `submit_jobs`' own, or `undecided`: refused, yet the statement's snapshot
+ * shows enough credits (another transaction changed the balance meanwhile).
+ */
+const SUBMIT_ONE = {
+  name: 'submit_one',
+  text: `WITH
+    key_ok AS (
+      SELECT $17::text IS NULL OR EXISTS (
+        SELECT 1 FROM api_key_principal($17, $41) k WHERE k.fingerprint = $18) AS ok),
+    clock AS (
+      SELECT date_trunc('month', now() AT TIME ZONE 'UTC')::date AS period,
+             clock_timestamp() AT TIME ZONE 'UTC' AS at),
+    queued AS (
+      SELECT pg_advisory_xact_lock(hashtextextended($1, 7302452271548921)) FROM key_ok WHERE ok),
+    charged AS (
+      UPDATE workspaces w SET
+        credits_available = w.credits_available - $14,
+        credits_reserved = w.credits_reserved + $14,
+        spend_period_used = CASE WHEN w.spend_period = clock.period THEN w.spend_period_used ELSE 0 END + $14,
+        spend_period = clock.period
+      FROM clock, queued
+      WHERE w.id = $1 AND w.credits_available >= $14
+        AND (w.spending_cap IS NULL OR
+             CASE WHEN w.spend_period = clock.period THEN w.spend_period_used ELSE 0 END + $14 <= w.spending_cap)
+      RETURNING w.id),
+    owed AS (
+      SELECT EXISTS (SELECT 1 FROM webhooks WHERE workspace_id = $1) AS owed),
+    job AS (
+      INSERT INTO jobs (id, workspace_id, pipeline_id, pipeline_version, definition, status, stage_now, priority,
+                        execution_mode, environment, source_tag, client_reference_id, schema_id, metadata, page_count,
+                        credits_reserved, created_at, wait_for_review)
+      SELECT $2, $1, $3, $4, $5::jsonb, 'queued', 'initialization', $6, $7, $8, $9, $10, $11, $12::jsonb, $13, $14,
+             $15, $16
+      FROM charged),
+    file AS (
+      INSERT INTO job_files (id, job_id, position, file_name, file_type, mime_type, size_bytes, page_count, blob_key)
+      SELECT f.id, $2, f.position, f.name, f.type, f.mime, f.size, f.pages, f.blob
+      FROM charged, unnest($22::text[], $23::int[], $24::text[], $25::text[], $26::text[], $27::int[], $28::int[],
+                           $29::text[]) AS f(id, position, name, type, mime, size, pages, blob)),
+    run AS (
+      INSERT INTO stage_runs (id, job_id, stage, status, attempts, credits, started_at, completed_at, ms,
+                              continued_inline)
+      SELECT $19, $2, 'source', 'completed', 1, 0, $15, $15, 0, false FROM charged),
+    event AS (
+      INSERT INTO events (id, workspace_id, job_id, type, stage, transition, data, created_at, fanned_out_at)
+      SELECT $20, $1, $2, 'stage.exited', 'source', 'exited', '{}'::jsonb, $15,
+             CASE WHEN owed.owed THEN NULL ELSE $15::timestamp(3) END
+      FROM charged, owed),
+    fanout AS (
+      INSERT INTO outbox (queue, name, job_key, payload, created_at)
+      SELECT $35, $36, $37, $38::jsonb, $15 FROM charged, owed WHERE owed.owed),
+    stage AS (
+      INSERT INTO outbox (queue, name, job_key, payload, priority, created_at, dispatch_after)
+      SELECT $30, $31, $32, $33::jsonb, $34, $15, clock.at + make_interval(secs => $39::int / 1000.0)
+      FROM charged, clock
+      RETURNING id),
+    hold AS (
+      INSERT INTO credit_holds (id, workspace_id, job_id, amount, period, created_at)
+      SELECT 'hold_' || $2, $1, $2, $14, clock.period, clock.at FROM charged, clock),
+    entry AS (
+      INSERT INTO ledger_entries (id, workspace_id, job_id, kind, debit_account, credit_account, amount, created_at)
+      SELECT $21, $1, $2, 'reserve', 'available', 'reserved', $14, clock.at FROM charged, clock WHERE $14 > 0)
+    SELECT CASE
+             WHEN NOT key_ok.ok THEN 'key_changed'
+             WHEN EXISTS (SELECT 1 FROM charged) THEN 'held'
+             WHEN w.id IS NULL THEN 'missing'
+             WHEN w.credits_available < $14 THEN 'insufficient_credits'
+             WHEN w.spending_cap IS NOT NULL AND
+                  CASE WHEN w.spend_period = (SELECT period FROM clock) THEN w.spend_period_used ELSE 0 END + $14
+                    > w.spending_cap THEN 'spending_cap'
+             ELSE 'undecided' END AS answer,
+           (SELECT id FROM stage) AS stage_row_id,
+           (SELECT pg_notify($40, $35)::text FROM charged, owed WHERE owed.owed) AS notified
+    FROM key_ok LEFT JOIN workspaces w ON w.id = $1`,
 }
 
 const SUBMIT_JOBS_PARAMETERS = Array.from({ length: 42 }, (_, i) => `$${i + 1}`).join(', ')
