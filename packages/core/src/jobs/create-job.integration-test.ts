@@ -172,7 +172,7 @@ describe('createJob alone: one plain statement (submission-groups.ts, SUBMIT_ONE
             (
               await db.$queryRaw<{ n: number }[]>`
                 SELECT count(*)::int AS n FROM pg_stat_activity
-                WHERE wait_event_type = 'Lock' AND query LIKE '%charged AS (%'`
+                WHERE wait_event_type = 'Lock' AND datname = current_database()`
             )[0]!.n > 0 || undefined,
           { timeoutMs: 10_000, intervalMs: 20, message: 'the submission never waited for the workspace row' },
         )

@@ -55,52 +55,9 @@ class SubmissionGroups {
    * refused (the balance changed between its snapshot and its UPDATE), nothing was written and `submit_jobs` decides.
    */
   private async writeAlone(g: SubmissionRows): Promise<Submitted> {
-    const { job, files } = g
     const [row] = await directQuery<{ answer: unknown; stage_row_id: string | null }>(this.db, {
       ...SUBMIT_ONE,
-      values: [
-        job.workspaceId,
-        job.id,
-        job.pipelineId,
-        job.pipelineVersion,
-        g.definitionJson,
-        job.priority,
-        job.executionMode,
-        job.environment,
-        job.sourceTag,
-        job.clientReferenceId,
-        job.schemaId,
-        job.metadata === null ? null : JSON.stringify(job.metadata),
-        job.pageCount,
-        job.creditsReserved,
-        job.createdAt.toISOString(),
-        job.waitForReview,
-        g.confirmKey?.keyHash ?? null,
-        g.confirmKey?.fingerprint ?? null,
-        g.source.id,
-        g.event.id,
-        g.entryId,
-        files.map((f) => f.id),
-        files.map((f) => f.position),
-        files.map((f) => f.fileName),
-        files.map((f) => f.fileType),
-        files.map((f) => f.mimeType),
-        files.map((f) => f.sizeBytes),
-        files.map((f) => f.pageCount),
-        files.map((f) => f.blobKey),
-        g.stage.queue,
-        g.stage.name,
-        g.stage.job_key,
-        JSON.stringify(g.stage.payload),
-        g.stage.priority,
-        g.fanout.queue,
-        g.fanout.name,
-        g.fanout.job_key,
-        JSON.stringify(g.fanout.payload),
-        DIRECT_DISPATCH_GRACE_MS,
-        OUTBOX_CHANNEL,
-        PLATFORM_PARSE_PIPELINE_ID,
-      ],
+      values: submitJobsValues([g]),
     })
     if (row?.answer === 'undecided') return (await this.write([g]))[0]!
     if (!isAnswer(row?.answer)) throw new Error('submit one: bad answer')
@@ -109,57 +66,10 @@ class SubmissionGroups {
 
   /** One call of `submit_jobs` for jobs of one workspace: each job's answer, in the group's order. */
   private async write(group: SubmissionRows[]): Promise<Submitted[]> {
-    const jobs = group.map((g) => g.job)
-    const files = group.flatMap((g, i) => g.files.map((file) => ({ file, job: i + 1 })))
-    const { stage, fanout } = group[0]!
     const rows = await directQuery<{ answer: unknown; stage_row_id: string | null }>(this.db, {
       name: 'submit_jobs',
       text: `SELECT answer, stage_row_id FROM submit_jobs(${SUBMIT_JOBS_PARAMETERS})`,
-      values: [
-        jobs[0]!.workspaceId,
-        jobs.map((j) => j.id),
-        jobs.map((j) => j.pipelineId),
-        jobs.map((j) => j.pipelineVersion),
-        group.map((g) => g.definitionJson),
-        jobs.map((j) => j.priority),
-        jobs.map((j) => j.executionMode),
-        jobs.map((j) => j.environment),
-        jobs.map((j) => j.sourceTag),
-        jobs.map((j) => j.clientReferenceId),
-        jobs.map((j) => j.schemaId),
-        jobs.map((j) => (j.metadata === null ? null : JSON.stringify(j.metadata))),
-        jobs.map((j) => j.pageCount),
-        jobs.map((j) => j.creditsReserved),
-        // Timestamps are UTC wall-clock values in `timestamp` columns (the zone of the ISO string is ignored).
-        jobs.map((j) => j.createdAt.toISOString()),
-        jobs.map((j) => j.waitForReview),
-        group.map((g) => g.confirmKey?.keyHash ?? null),
-        group.map((g) => g.confirmKey?.fingerprint ?? null),
-        group.map((g) => g.source.id),
-        group.map((g) => g.event.id),
-        group.map((g) => g.entryId),
-        files.map((f) => f.job),
-        files.map((f) => f.file.id),
-        files.map((f) => f.file.position),
-        files.map((f) => f.file.fileName),
-        files.map((f) => f.file.fileType),
-        files.map((f) => f.file.mimeType),
-        files.map((f) => f.file.sizeBytes),
-        files.map((f) => f.file.pageCount),
-        files.map((f) => f.file.blobKey),
-        stage.queue,
-        stage.name,
-        group.map((g) => g.stage.job_key),
-        group.map((g) => JSON.stringify(g.stage.payload)),
-        group.map((g) => g.stage.priority),
-        fanout.queue,
-        fanout.name,
-        group.map((g) => g.fanout.job_key),
-        group.map((g) => JSON.stringify(g.fanout.payload)),
-        DIRECT_DISPATCH_GRACE_MS,
-        OUTBOX_CHANNEL,
-        PLATFORM_PARSE_PIPELINE_ID,
-      ],
+      values: submitJobsValues(group),
     })
     if (rows.length !== group.length || !rows.every((r) => isAnswer(r.answer)))
       throw new Error('submit_jobs: bad answer')
@@ -173,15 +83,25 @@ class SubmissionGroups {
  * per-workspace queue, the advisory lock of `ledger_reserve_credits`), and only when both held: the job, its files,
  * its `source` stage run, the `stage.exited` event (fanned out already unless the workspace has a webhook, then with
  * its fan-out row), the first stage's outbox row, the hold and its `reserve` entry. Nothing is written otherwise, so
- * a refusal needs no clean-up. The answer is `submit_jobs`' own, or `undecided`: refused, yet the statement's snapshot
- * shows enough credits (another transaction changed the balance meanwhile).
+ * a refusal needs no clean-up. It takes `submit_jobs`' parameters for a group of one (submitJobsValues). The answer
+ * is `submit_jobs`' own, or `undecided`: refused, yet the statement's snapshot shows enough credits (another
+ * transaction changed the balance meanwhile).
  */
 const SUBMIT_ONE = {
   name: 'submit_one',
   text: `WITH
+    j AS (
+      SELECT $1::text AS workspace_id, ($2::text[])[1] AS id, ($3::text[])[1] AS pipeline_id,
+             ($4::int[])[1] AS pipeline_version, ($5::jsonb[])[1] AS definition, ($6::text[])[1] AS priority,
+             ($7::text[])[1] AS execution_mode, ($8::text[])[1] AS environment, ($9::text[])[1] AS source_tag,
+             ($10::text[])[1] AS client_reference_id, ($11::text[])[1] AS schema_id, ($12::jsonb[])[1] AS metadata,
+             ($13::int[])[1] AS page_count, ($14::int[])[1] AS credits, ($15::timestamp(3)[])[1] AS created_at,
+             ($16::boolean[])[1] AS wait_for_review, ($17::text[])[1] AS key_hash, ($18::text[])[1] AS fingerprint,
+             ($19::text[])[1] AS run_id, ($20::text[])[1] AS event_id, ($21::text[])[1] AS entry_id),
     key_ok AS (
-      SELECT $17::text IS NULL OR EXISTS (
-        SELECT 1 FROM api_key_principal($17, $41) k WHERE k.fingerprint = $18) AS ok),
+      SELECT j.key_hash IS NULL OR EXISTS (
+        SELECT 1 FROM api_key_principal(j.key_hash, $42::text) k WHERE k.fingerprint = j.fingerprint) AS ok
+      FROM j),
     clock AS (
       SELECT date_trunc('month', now() AT TIME ZONE 'UTC')::date AS period,
              clock_timestamp() AT TIME ZONE 'UTC' AS at),
@@ -189,14 +109,15 @@ const SUBMIT_ONE = {
       SELECT pg_advisory_xact_lock(hashtextextended($1, 7302452271548921)) FROM key_ok WHERE ok),
     charged AS (
       UPDATE workspaces w SET
-        credits_available = w.credits_available - $14,
-        credits_reserved = w.credits_reserved + $14,
-        spend_period_used = CASE WHEN w.spend_period = clock.period THEN w.spend_period_used ELSE 0 END + $14,
+        credits_available = w.credits_available - j.credits,
+        credits_reserved = w.credits_reserved + j.credits,
+        spend_period_used = CASE WHEN w.spend_period = clock.period THEN w.spend_period_used ELSE 0 END + j.credits,
         spend_period = clock.period
-      FROM clock, queued
-      WHERE w.id = $1 AND w.credits_available >= $14
+      FROM j, clock, queued
+      WHERE w.id = j.workspace_id AND w.credits_available >= j.credits
         AND (w.spending_cap IS NULL OR
-             CASE WHEN w.spend_period = clock.period THEN w.spend_period_used ELSE 0 END + $14 <= w.spending_cap)
+             CASE WHEN w.spend_period = clock.period THEN w.spend_period_used ELSE 0 END + j.credits
+               <= w.spending_cap)
       RETURNING w.id),
     owed AS (
       SELECT EXISTS (SELECT 1 FROM webhooks WHERE workspace_id = $1) AS owed),
@@ -204,49 +125,107 @@ const SUBMIT_ONE = {
       INSERT INTO jobs (id, workspace_id, pipeline_id, pipeline_version, definition, status, stage_now, priority,
                         execution_mode, environment, source_tag, client_reference_id, schema_id, metadata, page_count,
                         credits_reserved, created_at, wait_for_review)
-      SELECT $2, $1, $3, $4, $5::jsonb, 'queued', 'initialization', $6, $7, $8, $9, $10, $11, $12::jsonb, $13, $14,
-             $15, $16
-      FROM charged),
+      SELECT j.id, j.workspace_id, j.pipeline_id, j.pipeline_version, j.definition, 'queued', 'initialization',
+             j.priority, j.execution_mode, j.environment, j.source_tag, j.client_reference_id, j.schema_id,
+             j.metadata, j.page_count, j.credits, j.created_at, j.wait_for_review
+      FROM j, charged),
     file AS (
       INSERT INTO job_files (id, job_id, position, file_name, file_type, mime_type, size_bytes, page_count, blob_key)
-      SELECT f.id, $2, f.position, f.name, f.type, f.mime, f.size, f.pages, f.blob
-      FROM charged, unnest($22::text[], $23::int[], $24::text[], $25::text[], $26::text[], $27::int[], $28::int[],
-                           $29::text[]) AS f(id, position, name, type, mime, size, pages, blob)),
+      SELECT f.id, j.id, f.position, f.name, f.type, f.mime, f.size, f.pages, f.blob
+      FROM j, charged, unnest($22::int[], $23::text[], $24::int[], $25::text[], $26::text[], $27::text[],
+                                $28::int[], $29::int[], $30::text[])
+                         AS f(job, id, position, name, type, mime, size, pages, blob)
+      WHERE f.job = 1),
     run AS (
       INSERT INTO stage_runs (id, job_id, stage, status, attempts, credits, started_at, completed_at, ms,
                               continued_inline)
-      SELECT $19, $2, 'source', 'completed', 1, 0, $15, $15, 0, false FROM charged),
+      SELECT j.run_id, j.id, 'source', 'completed', 1, 0, j.created_at, j.created_at, 0, false FROM j, charged),
     event AS (
       INSERT INTO events (id, workspace_id, job_id, type, stage, transition, data, created_at, fanned_out_at)
-      SELECT $20, $1, $2, 'stage.exited', 'source', 'exited', '{}'::jsonb, $15,
-             CASE WHEN owed.owed THEN NULL ELSE $15::timestamp(3) END
-      FROM charged, owed),
+      SELECT j.event_id, j.workspace_id, j.id, 'stage.exited', 'source', 'exited', '{}'::jsonb, j.created_at,
+             CASE WHEN owed.owed THEN NULL ELSE j.created_at END
+      FROM j, charged, owed),
     fanout AS (
       INSERT INTO outbox (queue, name, job_key, payload, created_at)
-      SELECT $35, $36, $37, $38::jsonb, $15 FROM charged, owed WHERE owed.owed),
+      SELECT $36::text, $37::text, ($38::text[])[1], ($39::jsonb[])[1], j.created_at
+      FROM j, charged, owed WHERE owed.owed),
     stage AS (
       INSERT INTO outbox (queue, name, job_key, payload, priority, created_at, dispatch_after)
-      SELECT $30, $31, $32, $33::jsonb, $34, $15, clock.at + make_interval(secs => $39::int / 1000.0)
-      FROM charged, clock
+      SELECT $31::text, $32::text, ($33::text[])[1], ($34::jsonb[])[1], ($35::int[])[1], j.created_at,
+             clock.at + make_interval(secs => $40::int / 1000.0)
+      FROM j, charged, clock
       RETURNING id),
     hold AS (
       INSERT INTO credit_holds (id, workspace_id, job_id, amount, period, created_at)
-      SELECT 'hold_' || $2, $1, $2, $14, clock.period, clock.at FROM charged, clock),
+      SELECT 'hold_' || j.id, j.workspace_id, j.id, j.credits, clock.period, clock.at FROM j, charged, clock),
     entry AS (
       INSERT INTO ledger_entries (id, workspace_id, job_id, kind, debit_account, credit_account, amount, created_at)
-      SELECT $21, $1, $2, 'reserve', 'available', 'reserved', $14, clock.at FROM charged, clock WHERE $14 > 0)
+      SELECT j.entry_id, j.workspace_id, j.id, 'reserve', 'available', 'reserved', j.credits, clock.at
+      FROM j, charged, clock WHERE j.credits > 0)
     SELECT CASE
              WHEN NOT key_ok.ok THEN 'key_changed'
              WHEN EXISTS (SELECT 1 FROM charged) THEN 'held'
              WHEN w.id IS NULL THEN 'missing'
-             WHEN w.credits_available < $14 THEN 'insufficient_credits'
+             WHEN w.credits_available < j.credits THEN 'insufficient_credits'
              WHEN w.spending_cap IS NOT NULL AND
-                  CASE WHEN w.spend_period = (SELECT period FROM clock) THEN w.spend_period_used ELSE 0 END + $14
-                    > w.spending_cap THEN 'spending_cap'
+                  CASE WHEN w.spend_period = (SELECT period FROM clock) THEN w.spend_period_used ELSE 0 END
+                    + j.credits > w.spending_cap THEN 'spending_cap'
              ELSE 'undecided' END AS answer,
            (SELECT id FROM stage) AS stage_row_id,
-           (SELECT pg_notify($40, $35)::text FROM charged, owed WHERE owed.owed) AS notified
-    FROM key_ok LEFT JOIN workspaces w ON w.id = $1`,
+           (SELECT pg_notify($41::text, $36::text)::text FROM charged, owed WHERE owed.owed) AS notified
+    FROM j CROSS JOIN key_ok LEFT JOIN workspaces w ON w.id = j.workspace_id`,
+}
+
+/** `submit_jobs`' parameters for a group of jobs of one workspace (SUBMIT_ONE takes the same, for a group of one). */
+function submitJobsValues(group: SubmissionRows[]): unknown[] {
+  const jobs = group.map((g) => g.job)
+  const files = group.flatMap((g, i) => g.files.map((file) => ({ file, job: i + 1 })))
+  const { stage, fanout } = group[0]!
+  return [
+    jobs[0]!.workspaceId,
+    jobs.map((j) => j.id),
+    jobs.map((j) => j.pipelineId),
+    jobs.map((j) => j.pipelineVersion),
+    group.map((g) => g.definitionJson),
+    jobs.map((j) => j.priority),
+    jobs.map((j) => j.executionMode),
+    jobs.map((j) => j.environment),
+    jobs.map((j) => j.sourceTag),
+    jobs.map((j) => j.clientReferenceId),
+    jobs.map((j) => j.schemaId),
+    jobs.map((j) => (j.metadata === null ? null : JSON.stringify(j.metadata))),
+    jobs.map((j) => j.pageCount),
+    jobs.map((j) => j.creditsReserved),
+    // Timestamps are UTC wall-clock values in `timestamp` columns (the zone of the ISO string is ignored).
+    jobs.map((j) => j.createdAt.toISOString()),
+    jobs.map((j) => j.waitForReview),
+    group.map((g) => g.confirmKey?.keyHash ?? null),
+    group.map((g) => g.confirmKey?.fingerprint ?? null),
+    group.map((g) => g.source.id),
+    group.map((g) => g.event.id),
+    group.map((g) => g.entryId),
+    files.map((f) => f.job),
+    files.map((f) => f.file.id),
+    files.map((f) => f.file.position),
+    files.map((f) => f.file.fileName),
+    files.map((f) => f.file.fileType),
+    files.map((f) => f.file.mimeType),
+    files.map((f) => f.file.sizeBytes),
+    files.map((f) => f.file.pageCount),
+    files.map((f) => f.file.blobKey),
+    stage.queue,
+    stage.name,
+    group.map((g) => g.stage.job_key),
+    group.map((g) => JSON.stringify(g.stage.payload)),
+    group.map((g) => g.stage.priority),
+    fanout.queue,
+    fanout.name,
+    group.map((g) => g.fanout.job_key),
+    group.map((g) => JSON.stringify(g.fanout.payload)),
+    DIRECT_DISPATCH_GRACE_MS,
+    OUTBOX_CHANNEL,
+    PLATFORM_PARSE_PIPELINE_ID,
+  ]
 }
 
 const SUBMIT_JOBS_PARAMETERS = Array.from({ length: 42 }, (_, i) => `$${i + 1}`).join(', ')
