@@ -2,6 +2,7 @@ import { readdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { FILE_TYPES, newId } from '@quire/domain'
 import { DIRECT_DISPATCH_GRACE_MS, FANOUT_QUEUE, PRIORITY, jobKeys } from '@quire/queues'
+import { reconcileLedger, reserveCredits } from '@quire/ledger'
 import { openStoreFixture, waitFor } from '@quire/testing'
 import { afterAll, describe, expect, it } from 'vitest'
 import {
@@ -162,10 +163,14 @@ describe('createJob alone: one plain statement (submission-groups.ts, SUBMIT_ONE
 
   it('a balance emptied between its snapshot and its reservation: refused for credits (submit_jobs decides), nothing written', async () => {
     const ws = await createWorkspace({ db, name: 'alone raced', apiForm: 'B', credits: 10 })
-    // Another transaction holds the workspace row and empties the balance while the submission waits for the row.
+    // Another transaction reserves the whole balance for another job (through the ledger, so the books stay
+    // balanced) and holds the workspace while the submission waits for it.
+    const otherJob = newId('job')
     const { submitted } = await db.$transaction(
       async (tx) => {
-        await tx.$executeRaw`UPDATE workspaces SET credits_available = 0 WHERE id = ${ws.id}`
+        expect(await reserveCredits(tx, { workspaceId: ws.id, jobId: otherJob, amount: 10 })).toMatchObject({
+          ok: true,
+        })
         const pending = submit(ws.id).catch((e: unknown) => e)
         await waitFor(
           async () =>
@@ -174,7 +179,7 @@ describe('createJob alone: one plain statement (submission-groups.ts, SUBMIT_ONE
                 SELECT count(*)::int AS n FROM pg_stat_activity
                 WHERE wait_event_type = 'Lock' AND datname = current_database()`
             )[0]!.n > 0 || undefined,
-          { timeoutMs: 10_000, intervalMs: 20, message: 'the submission never waited for the workspace row' },
+          { timeoutMs: 10_000, intervalMs: 20, message: 'the submission never waited for the workspace' },
         )
         return { submitted: pending } // not awaited here: it waits for this transaction's commit
       },
@@ -185,9 +190,10 @@ describe('createJob alone: one plain statement (submission-groups.ts, SUBMIT_ONE
       message: expect.stringMatching(/not enough credits/),
     })
     expect(await db.job.count({ where: { workspaceId: ws.id } })).toBe(0)
-    expect(await db.creditHold.count({ where: { workspaceId: ws.id } })).toBe(0)
+    expect((await db.creditHold.findMany({ where: { workspaceId: ws.id } })).map((h) => h.jobId)).toEqual([otherJob])
     const balance = await db.workspace.findUniqueOrThrow({ where: { id: ws.id } })
-    expect([balance.creditsAvailable, balance.creditsReserved]).toEqual([0, 0])
+    expect([balance.creditsAvailable, balance.creditsReserved]).toEqual([0, 10])
+    expect(await reconcileLedger(db, { workspaceId: ws.id })).toMatchObject({ driftCredits: 0, holdAnomalies: [] })
   })
 })
 
