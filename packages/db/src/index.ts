@@ -196,7 +196,7 @@ export type {
   Workspace,
 } from './generated/prisma/client.ts'
 export type { RawSql } from './direct-sql.ts'
-export { DEFAULT_MAX_GROUP, GroupCommit } from './group-commit.ts'
+export { GroupCommit } from './group-commit.ts'
 export type { GroupWriter } from './group-commit.ts'
 export { KEYSET_ORDER, KEYSET_ORDER_ASC, keysetAfter, keysetPage } from './keyset.ts'
 export type { KeysetDirection, KeysetRow } from './keyset.ts'

@@ -7,9 +7,6 @@ type Reservation = { workspaceId: string; jobId: string; amount: number; now?: D
 const BATCH_ANSWERS = ['held', 'insufficient_credits', 'spending_cap', 'exists', 'missing'] as const
 type BatchAnswer = (typeof BATCH_ANSWERS)[number]
 const isBatchAnswer = (a: unknown): a is BatchAnswer => (BATCH_ANSWERS as readonly unknown[]).includes(a)
-/** Most reservations one call carries: a batch holds its workspace's row for all of them. */
-const DEFAULT_MAX_BATCH = 64
-
 /**
  * Reservations of callers that reserve on their own (autocommit, not inside a transaction of theirs), grouped per
  * workspace (GroupCommit): the first reservation of a workspace goes at once; those that arrive while it is under way
@@ -38,7 +35,7 @@ export class CreditReserver {
         // One job: reserveCredits itself, the single-job function whose plan the session already keeps.
         writeOne: (r) => reserveCredits(this.sql, r),
       },
-      opts.maxBatch ?? DEFAULT_MAX_BATCH,
+      opts.maxBatch, // unset: GroupCommit's own cap (a batch holds its workspace's row for all of it)
     )
   }
 
