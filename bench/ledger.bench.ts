@@ -131,17 +131,14 @@ const variants: Record<string, () => Promise<boolean>> = {
       if (!r.ok) throw new Refused()
       return true
     }),
-  // The bare UPDATE writing the two rows a reservation must leave (its hold and its `reserve` entry) in the same
-  // statement, as plain SQL with no queue: what a reservation that keeps the ledger's rows can reach at best.
-  'reference: bare UPDATE with the hold and entry rows, one statement (autocommit)': async () => {
+  // The bare UPDATE writing the row a reservation must leave (its hold, which records it) in the same statement, as
+  // plain SQL with no queue: what a reservation that keeps the ledger's rows can reach at best.
+  'reference: bare UPDATE with the hold row, one statement (autocommit)': async () => {
     const jobId = newId('job')
     const n = await sql.$executeRaw`
       WITH hold AS (
         INSERT INTO credit_holds (id, workspace_id, job_id, amount, period, created_at)
-        VALUES (${holdIdFor(jobId)}, ${refRowsWs}, ${jobId}, 1, date_trunc('month', now())::date, now())),
-      entry AS (
-        INSERT INTO ledger_entries (id, workspace_id, job_id, kind, debit_account, credit_account, amount, created_at)
-        VALUES (${newId('led')}, ${refRowsWs}, ${jobId}, 'reserve', 'available', 'reserved', 1, now()))
+        VALUES (${holdIdFor(jobId)}, ${refRowsWs}, ${jobId}, 1, date_trunc('month', now())::date, now()))
       UPDATE workspaces SET credits_available = credits_available - 1 WHERE id = ${refRowsWs} AND credits_available >= 1`
     return n === 1
   },

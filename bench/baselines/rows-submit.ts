@@ -1,7 +1,7 @@
 // A reference for the submit scenario, not its baseline: the bare app (bench/baselines/bare-submit.ts) writing, in
 // place of its one INSERT and one UPDATE, the rows a Quire submission commits — the job, its file, its `source`
-// stage run, the `stage.exited` event, the first stage's outbox row, the credit hold, the `reserve` ledger entry and
-// the workspace's balance UPDATE — into Quire's own tables (their indexes, foreign keys and checks), as one plain
+// stage run, the `stage.exited` event, the first stage's outbox row, the credit hold (which records the reservation)
+// and the workspace's balance UPDATE — into Quire's own tables (their indexes, foreign keys and checks), as one plain
 // statement of data-modifying CTEs with typed parameters: no PL/pgSQL, no JSON rows, no advisory lock, no spending
 // cap, no API key. The outbox row is written as sent (the app adds the BullMQ job itself, and no relay may send it
 // again), and a refused charge would leave the rows in place (the reference's workspace never runs short). It is the
@@ -37,9 +37,6 @@ const ROWS = {
     hold AS (
       INSERT INTO credit_holds (id, workspace_id, job_id, amount, period, created_at)
       VALUES ('hold_' || $1, $2, $1, $4, date_trunc('month', $5)::date, $5)),
-    entry AS (
-      INSERT INTO ledger_entries (id, workspace_id, job_id, kind, debit_account, credit_account, amount, created_at)
-      VALUES ($12, $2, $1, 'reserve', 'available', 'reserved', $4, $5)),
     charged AS (
       UPDATE workspaces SET credits_available = credits_available - $4, credits_reserved = credits_reserved + $4
       WHERE id = $2 AND credits_available >= $4
@@ -81,7 +78,6 @@ await serveBareSubmit({
         `${workspaceId}/${job.id.slice(-2)}/${job.id}-0`,
         newId('run'),
         newId('evt'),
-        newId('led'),
       ]
       const [row] = (await pool.query({ ...ROWS, values })).rows as [{ charged: number }]
       return row.charged === 1

@@ -86,7 +86,7 @@ describe('CreditReserver (group commit of reservations) on real PostgreSQL', () 
     ])
     expect(results[3]).toEqual({ ok: true, holdId: `hold_${twice}` })
     expect(results[4]).toEqual(results[3])
-    expect(await rowsOf(twice)).toEqual({ holds: 1, entries: 1 })
+    expect(await rowsOf(twice)).toEqual({ holds: 1, entries: 0 })
     expect(await getBalance(db, ws)).toMatchObject({ available: 90, reserved: 10 })
     expect(await holdTransactions(ws)).toEqual({ holds: 4, transactions: 2 })
     expect(await reconcileLedger(db, { workspaceId: ws })).toMatchObject({ driftCredits: 0, holdAnomalies: [] })
@@ -99,7 +99,7 @@ describe('CreditReserver (group commit of reservations) on real PostgreSQL', () 
     const results = await Promise.all(jobs.map((jobId) => reserver.reserve({ workspaceId: ws, jobId, amount: 2 })))
     expect(results.filter((r) => r.ok)).toHaveLength(2)
     for (const [i, r] of results.entries()) {
-      expect(await rowsOf(jobs[i]!)).toEqual(r.ok ? { holds: 1, entries: 1 } : { holds: 0, entries: 0 })
+      expect(await rowsOf(jobs[i]!)).toEqual({ holds: r.ok ? 1 : 0, entries: 0 })
     }
     const ghost = newId('ws')
     const missing = Array.from({ length: 3 }, () =>
@@ -112,30 +112,40 @@ describe('CreditReserver (group commit of reservations) on real PostgreSQL', () 
 
   it('a batch that fails as a whole is retried one job at a time: the failing job alone gets the error', async () => {
     const ws = await workspace(100)
-    // A damaged ledger: a job with a `reserve` entry but no hold, so reserving it again breaks the entries' unique
-    // (job, kind) index, an error of the statement, not a refusal.
+    // A damaged ledger, as a trigger that fails one job's hold: an error of the statement, not a refusal.
     const damaged = newId('job')
-    expect((await reserveCredits(db, { workspaceId: ws, jobId: damaged, amount: 1 })).ok).toBe(true)
-    await db.$executeRaw`DELETE FROM credit_holds WHERE job_id = ${damaged}`
-    const reserver = new CreditReserver(directSql(db))
-    const first = reserver.reserve({ workspaceId: ws, jobId: newId('job'), amount: 1 })
-    const healthy = [newId('job'), newId('job'), newId('job')]
-    const inBatch = [healthy[0]!, damaged, healthy[1]!, healthy[2]!].map((jobId) =>
-      reserver.reserve({ workspaceId: ws, jobId, amount: 2 }).then(
-        (r) => ({ jobId, r }),
-        (error: Error) => ({ jobId, error }),
-      ),
+    const trigger = `damaged_${damaged}`
+    await db.$executeRawUnsafe(
+      `CREATE FUNCTION ${trigger}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'damaged hold'; END $$`,
     )
-    expect((await first).ok).toBe(true)
-    const outcomes = await Promise.all(inBatch)
-    for (const o of outcomes) {
-      if (o.jobId === damaged) expect('error' in o && String(o.error)).toMatch(/ledger_entries_job_id_kind_key|unique/i)
-      else expect('r' in o && o.r).toEqual({ ok: true, holdId: `hold_${o.jobId}` })
+    await db.$executeRawUnsafe(
+      `CREATE TRIGGER ${trigger} BEFORE INSERT ON credit_holds FOR EACH ROW WHEN (NEW.job_id = '${damaged}')
+       EXECUTE FUNCTION ${trigger}()`,
+    )
+    try {
+      const reserver = new CreditReserver(directSql(db))
+      const first = reserver.reserve({ workspaceId: ws, jobId: newId('job'), amount: 1 })
+      const healthy = [newId('job'), newId('job'), newId('job')]
+      const inBatch = [healthy[0]!, damaged, healthy[1]!, healthy[2]!].map((jobId) =>
+        reserver.reserve({ workspaceId: ws, jobId, amount: 2 }).then(
+          (r) => ({ jobId, r }),
+          (error: Error) => ({ jobId, error }),
+        ),
+      )
+      expect((await first).ok).toBe(true)
+      const outcomes = await Promise.all(inBatch)
+      for (const o of outcomes) {
+        if (o.jobId === damaged) expect('error' in o && String(o.error)).toMatch(/damaged hold/)
+        else expect('r' in o && o.r).toEqual({ ok: true, holdId: `hold_${o.jobId}` })
+      }
+      for (const jobId of healthy) expect(await rowsOf(jobId)).toEqual({ holds: 1, entries: 0 })
+      expect(await rowsOf(damaged)).toEqual({ holds: 0, entries: 0 })
+      // 1 + 3 × 2 reserved.
+      expect(await getBalance(db, ws)).toMatchObject({ available: 93, reserved: 7 })
+    } finally {
+      await db.$executeRawUnsafe(`DROP TRIGGER ${trigger} ON credit_holds`)
+      await db.$executeRawUnsafe(`DROP FUNCTION ${trigger}()`)
     }
-    for (const jobId of healthy) expect(await rowsOf(jobId)).toEqual({ holds: 1, entries: 1 })
-    expect(await rowsOf(damaged)).toEqual({ holds: 0, entries: 1 })
-    // 1 (the damaged job's first reservation, its hold gone) + 1 + 3 × 2 reserved.
-    expect(await getBalance(db, ws)).toMatchObject({ available: 92, reserved: 8 })
   })
 
   it('amounts are checked before anything is sent', () => {

@@ -1,5 +1,5 @@
 import { GroupCommit, type RawSql } from '@quire/db'
-import { holdIdFor, newId } from '@quire/domain'
+import { holdIdFor } from '@quire/domain'
 import { assertAmount, explainReservationRefusal, type ReserveResult, reserveCredits } from './ledger.ts'
 
 type Reservation = { workspaceId: string; jobId: string; amount: number; now?: Date }
@@ -70,7 +70,7 @@ export class CreditReserver {
       SELECT ledger_reserve_credits_batch(${workspaceId}, ${batch.map((r) => r.jobId)}::text[],
                                           ${batch.map((r) => holdIdFor(r.jobId))}::text[],
                                           ${batch.map((r) => r.amount)}::int[],
-                                          ${batch.map(() => newId('led'))}::text[],
+                                          NULL::text[], -- p_entry_ids, retired: the hold records the reservation
                                           ${now?.toISOString() ?? null}::timestamptz) AS held`
     const answers = rows[0]?.held
     if (!Array.isArray(answers) || answers.length !== batch.length || !answers.every(isBatchAnswer))

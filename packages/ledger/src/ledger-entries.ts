@@ -1,5 +1,5 @@
 import { KEYSET_ORDER, keysetAfter, keysetPage, type Db } from '@quire/db'
-import type { LedgerAccount, LedgerEntryKind } from './ledger.ts'
+import { ENTRY_ACCOUNTS, type LedgerAccount, type LedgerEntryKind } from './ledger.ts'
 
 export type LedgerEntryView = {
   id: string
@@ -12,36 +12,88 @@ export type LedgerEntryView = {
   created_at: string
 }
 
+type Listed = { view: LedgerEntryView; createdAt: Date; id: string }
+
 /**
  * A workspace's ledger entries, newest first, keyset-paginated on (created_at, id) like GET /v1/jobs: entries added
  * while a client pages cause no duplicates, because the cursor names a position, not an offset.
+ *
+ * A reservation is its hold (migration `*_reserve_recorded_by_hold`): each hold of a positive amount is listed as
+ * the `reserve` entry, with the hold's id and time; the retired `reserve` rows of ledger_entries are not read. Both
+ * sources are read from the same position and merged, so a page is the same as if they were one table.
  */
 export async function listLedgerEntries(
   db: Db,
   opts: { workspaceId: string; limit: number; cursor?: string; jobId?: string; kind?: LedgerEntryKind },
 ): Promise<{ data: LedgerEntryView[]; nextCursor: string | null; hasMore: boolean }> {
-  const rows = await db.ledgerEntry.findMany({
-    where: {
-      workspaceId: opts.workspaceId,
-      ...(opts.jobId ? { jobId: opts.jobId } : {}),
-      ...(opts.kind ? { kind: opts.kind } : {}),
-      ...keysetAfter(opts.cursor),
-    },
-    orderBy: KEYSET_ORDER,
-    take: opts.limit + 1,
-  })
-  const { page, hasMore, nextCursor } = keysetPage(rows, opts.limit)
-  return {
-    data: page.map((r) => ({
+  const after = keysetAfter(opts.cursor)
+  const job = opts.jobId ? { jobId: opts.jobId } : {}
+  const [entries, holds] = await Promise.all([
+    opts.kind === 'reserve'
+      ? []
+      : db.ledgerEntry.findMany({
+          where: {
+            workspaceId: opts.workspaceId,
+            ...job,
+            ...(opts.kind ? { kind: opts.kind } : { kind: { not: 'reserve' as const } }),
+            ...after,
+          },
+          orderBy: KEYSET_ORDER,
+          take: opts.limit + 1,
+        }),
+    opts.kind && opts.kind !== 'reserve'
+      ? []
+      : db.creditHold.findMany({
+          where: { workspaceId: opts.workspaceId, ...job, amount: { gt: 0 }, ...after },
+          orderBy: KEYSET_ORDER,
+          take: opts.limit + 1,
+        }),
+  ])
+  const listed: Listed[] = [
+    ...entries.map((r) => ({
       id: r.id,
-      job_id: r.jobId,
-      kind: r.kind,
-      amount: r.amount,
-      debit_account: r.debitAccount,
-      credit_account: r.creditAccount,
-      created_at: r.createdAt.toISOString(),
+      createdAt: r.createdAt,
+      view: view(r.id, r.jobId, r.kind, r.amount, r.debitAccount, r.creditAccount, r.createdAt),
     })),
-    hasMore,
-    nextCursor,
-  }
+    ...holds.map((h) => ({
+      id: h.id,
+      createdAt: h.createdAt,
+      view: view(
+        h.id,
+        h.jobId,
+        'reserve',
+        h.amount,
+        ENTRY_ACCOUNTS.reserve.debit,
+        ENTRY_ACCOUNTS.reserve.credit,
+        h.createdAt,
+      ),
+    })),
+  ].sort(newestFirst)
+  const { page, hasMore, nextCursor } = keysetPage(listed, opts.limit)
+  return { data: page.map((l) => l.view), hasMore, nextCursor }
 }
+
+/**
+ * KEYSET_ORDER: created_at, then id, both descending. Ids are a lower-case prefix, `_` and hex (`led_…`, `hold_job_…`),
+ * which every collation orders as JavaScript does.
+ */
+const newestFirst = (a: Listed, b: Listed) =>
+  b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+
+const view = (
+  id: string,
+  jobId: string | null,
+  kind: LedgerEntryKind,
+  amount: number,
+  debit: LedgerAccount,
+  credit: LedgerAccount,
+  createdAt: Date,
+): LedgerEntryView => ({
+  id,
+  job_id: jobId,
+  kind,
+  amount,
+  debit_account: debit,
+  credit_account: credit,
+  created_at: createdAt.toISOString(),
+})

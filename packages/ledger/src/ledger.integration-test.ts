@@ -107,8 +107,9 @@ describe('ledger on real PostgreSQL', () => {
     const results = await Promise.all(Array.from({ length: 12 }, () => reserve(ws, 2)))
     expect(results.filter((r) => r.ok)).toHaveLength(3)
     expect(await getBalance(db, ws)).toMatchObject({ available: 1, reserved: 6 })
-    const sum = await db.ledgerEntry.groupBy({ by: ['kind'], where: { workspaceId: ws }, _sum: { amount: true } })
-    expect(Object.fromEntries(sum.map((s) => [s.kind, s._sum.amount]))).toEqual({ grant: 7, reserve: 6 })
+    const listed = (await listLedgerEntries(db, { workspaceId: ws, limit: 100 })).data
+    const sum = (kind: string) => listed.filter((e) => e.kind === kind).reduce((n, e) => n + e.amount, 0)
+    expect([sum('grant'), sum('reserve'), listed.length]).toEqual([7, 6, 4])
   })
 
   it('parallel reservations racing for the spending cap: exactly floor(cap / cost) succeed', async () => {
@@ -246,7 +247,12 @@ describe('ledger on real PostgreSQL', () => {
 
   it('lists entries newest first with a keyset cursor: no duplicates or gaps while entries are added', async () => {
     const ws = await workspace(50)
-    for (let i = 0; i < 6; i++) await reserve(ws, 1)
+    // Holds (listed as `reserve`) and entry rows (grant, settle, release) interleaved in time.
+    for (let i = 0; i < 6; i++) {
+      const r = await reserve(ws, 2)
+      if (i % 2) await settle(r.jobId, 1)
+    }
+    const all = (await listLedgerEntries(db, { workspaceId: ws, limit: 100 })).data
     const seen: string[] = []
     let cursor: string | undefined
     for (let page = 0; page < 10; page++) {
@@ -257,10 +263,39 @@ describe('ledger on real PostgreSQL', () => {
       cursor = res.nextCursor!
     }
     expect(new Set(seen).size).toBe(seen.length)
-    expect(seen).toHaveLength(7)
+    expect(all.map((e) => e.kind).sort()).toEqual([
+      'grant',
+      ...Array(3).fill('release'),
+      ...Array(6).fill('reserve'),
+      ...Array(3).fill('settle'),
+    ])
+    expect(seen).toEqual(all.map((e) => e.id))
+    const times = all.map((e) => e.created_at)
+    expect(times).toEqual([...times].sort().reverse())
     await expect(listLedgerEntries(db, { workspaceId: ws, limit: 3, cursor: 'nope' })).rejects.toMatchObject({
       code: 'INVALID_PARAMETER',
     })
+  })
+
+  it('a reservation is its hold: listed as the reserve entry with the hold id, a retired reserve row beside it neither listed nor counted', async () => {
+    const ws = await workspace(10)
+    const r = await reserve(ws, 4)
+    const reserves = (await listLedgerEntries(db, { workspaceId: ws, limit: 10, kind: 'reserve' })).data
+    expect(reserves).toMatchObject([
+      { id: `hold_${r.jobId}`, job_id: r.jobId, amount: 4, debit_account: 'available', credit_account: 'reserved' },
+    ])
+    expect(await db.ledgerEntry.count({ where: { jobId: r.jobId } })).toBe(0)
+    // What a process of the previous release still writes beside the hold while a rolling upgrade runs.
+    await db.$executeRaw`
+      INSERT INTO ledger_entries (id, workspace_id, job_id, kind, debit_account, credit_account, amount)
+      VALUES (${newId('led')}, ${ws}, ${r.jobId}, 'reserve', 'available', 'reserved', 4)`
+    expect((await listLedgerEntries(db, { workspaceId: ws, limit: 10, jobId: r.jobId })).data).toHaveLength(1)
+    expect(await reconcileLedger(db, { workspaceId: ws })).toMatchObject({ driftCredits: 0, holdAnomalies: [] })
+    await settle(r.jobId, 4)
+    expect(
+      (await listLedgerEntries(db, { workspaceId: ws, limit: 10, jobId: r.jobId })).data.map((e) => e.kind).sort(),
+    ).toEqual(['reserve', 'settle'])
+    expect(await reconcileLedger(db, { workspaceId: ws })).toMatchObject({ driftCredits: 0, holdAnomalies: [] })
   })
 
   it('reconciliation and the drift gauge report zero, then exactly the credits an out-of-band write changed', async () => {

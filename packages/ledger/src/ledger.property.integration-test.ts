@@ -312,14 +312,21 @@ async function check(ws: string, m: Model) {
   expect(balance.available + balance.reserved + balance.spent).toBe(m.granted)
   for (const v of [balance.available, balance.reserved, balance.spent]) expect(v).toBeGreaterThanOrEqual(0)
 
-  // Each balance is the sum of its entries (computed here, independently of reconcileLedger).
+  // Each balance is the sum of its entries (computed here, independently of reconcileLedger): the entry rows, and
+  // each hold as its reservation (a reservation writes no entry row).
   const entries = await db.ledgerEntry.findMany({ where: { workspaceId: ws } })
+  const holds = await db.creditHold.findMany({ where: { workspaceId: ws } })
   const sum = { issuance: 0, available: 0, reserved: 0, spent: 0 }
-  for (const e of entries) {
-    expect(Number.isInteger(e.amount) && e.amount > 0).toBe(true)
-    expect({ debit: e.debitAccount, credit: e.creditAccount }).toEqual(ENTRY_ACCOUNTS[e.kind])
-    sum[e.debitAccount] -= e.amount
-    sum[e.creditAccount] += e.amount
+  const movements = [
+    ...entries.map((e) => ({ kind: e.kind, amount: e.amount, debit: e.debitAccount, credit: e.creditAccount })),
+    ...holds.map((h) => ({ kind: 'reserve' as const, amount: h.amount, ...ENTRY_ACCOUNTS.reserve })),
+  ]
+  expect(entries.filter((e) => e.kind === 'reserve')).toEqual([])
+  for (const e of movements) {
+    expect(Number.isInteger(e.amount) && (e.amount > 0 || e.kind === 'reserve')).toBe(true)
+    expect({ debit: e.debit, credit: e.credit }).toEqual(ENTRY_ACCOUNTS[e.kind])
+    sum[e.debit] -= e.amount
+    sum[e.credit] += e.amount
   }
   expect(sum).toEqual({ issuance: 0 - m.granted || 0, available: m.available, reserved: m.reserved, spent: m.spent })
 
@@ -334,7 +341,6 @@ async function check(ws: string, m: Model) {
   }
 
   // Every hold is in the state the model says.
-  const holds = await db.creditHold.findMany({ where: { workspaceId: ws } })
   const byJob = new Map(holds.map((h) => [h.jobId, h]))
   expect(holds.length).toBe(m.holds.length)
   for (const h of m.holds)

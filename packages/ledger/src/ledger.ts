@@ -5,11 +5,13 @@ import type { RawSql } from '@quire/db'
 // Each workspace has three accounts (available, reserved, spent) and grants come from a shared `issuance` account.
 // Every ledger entry moves a positive amount from one account to another:
 //
-//   grant    issuance  -> available        reserve  available -> reserved   (the pending transfer: a hold)
+//   grant    issuance  -> available        reserve  available -> reserved   (the pending transfer: the hold itself)
 //   settle   reserved  -> spent            release  reserved  -> available  (post: at most the hold, rest released)
 //   void     reserved  -> available        expire   reserved  -> available  (the whole hold back)
 //
-// The workspaces.credits_* columns cache each account's sum of entries and are changed in the same SQL statement
+// A reservation is recorded by its hold alone, the pending transfer of TigerBeetle's model (migration
+// `*_reserve_recorded_by_hold`): the ledger lists and reconciles each hold as its `reserve` entry. The
+// workspaces.credits_* columns cache each account's sum of entries and are changed in the same SQL statement
 // as the entries, so they cannot drift apart; `reconcileLedger` recomputes them to prove it. Every write is one
 // statement whose WHERE clause is the check (balance, spending cap, hold still pending): PostgreSQL decides, the app
 // never reads a value and writes a decision back.
@@ -42,15 +44,15 @@ export function assertAmount(amount: number, what = 'amount') {
 
 /**
  * Places a hold of `amount` credits for a job: one statement that moves available -> reserved, counts the amount
- * against the spending cap of the current UTC month, inserts the hold and its `reserve` entry, all only if the
+ * against the spending cap of the current UTC month and inserts the hold (its `reserve` entry), all only if the
  * balance and the cap allow it. Concurrent reservations on a workspace serialise on its row; each re-checks the
  * WHERE clause against the committed balance, so N racers for the last credits get exactly floor(balance / cost).
  * Reserving again for the same job returns the existing hold (no second reservation).
  *
  * The statement is a call of `ledger_reserve_credits` (migrations `*_ledger_reserve_function`,
- * `*_ledger_reserve_rows_before_queue`): the hold and its entry are inserted first (deleted again on a refusal), then
- * reservations on one workspace queue in order on an advisory lock, instead of all waking on every commit of its row,
- * for the conditional UPDATE; plans are kept for the session. Under contention the row lock is held from the UPDATE
+ * `*_ledger_reserve_rows_before_queue`, `*_reserve_recorded_by_hold`): the hold is inserted first (deleted again on a
+ * refusal), then reservations on one workspace queue in order on an advisory lock, instead of all waking on every
+ * commit of its row, for the conditional UPDATE; plans are kept for the session. Under contention the row lock is held from the UPDATE
  * to COMMIT, so throughput on a hot workspace is about 1 / (that time): keep the reservation late in a transaction
  * (as createJob does).
  *
@@ -65,7 +67,7 @@ export async function reserveCredits(
   const now = opts.now?.toISOString() ?? null
   const rows = await sql.$queryRaw<{ held: boolean }[]>`
     SELECT ledger_reserve_credits(${opts.workspaceId}, ${opts.jobId}, ${holdId}, ${opts.amount}::int,
-                                  ${now}::timestamptz, ${newId('led')}) AS held`
+                                  ${now}::timestamptz, NULL) AS held`
   if (rows[0]?.held === true) return { ok: true, holdId }
   return explainRefusal(sql, { ...opts, holdId, now })
 }

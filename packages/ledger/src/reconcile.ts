@@ -1,6 +1,9 @@
 import type { Db, Tx } from '@quire/db'
 
-/** A stored balance that disagrees with what the ledger's entries (or its holds) say it should be. */
+/**
+ * A stored balance that disagrees with what the ledger's entries (each hold counted as its `reserve` entry) or its
+ * holds say it should be.
+ */
 export type BalanceDrift = {
   workspaceId: string
   check:
@@ -29,6 +32,7 @@ export type HoldAnomaly = {
 export type ReconcileReport = {
   workspaces: number
   holds: number
+  /** Entries as the ledger lists them: each hold of a positive amount counts as its `reserve` entry. */
   entries: number
   /** Sum over every check of |stored - computed|, in credits. Zero when the ledger is consistent. */
   driftCredits: number
@@ -56,15 +60,22 @@ type WorkspaceRow = {
 
 async function workspaceDrifts(tx: Tx, ws: string | null): Promise<{ count: number; drifts: BalanceDrift[] }> {
   const rows = await tx.$queryRaw<WorkspaceRow[]>`
-    WITH e AS (
+    WITH movements AS (
+      -- Every entry but the retired 'reserve' rows, and every hold as its reservation (available -> reserved).
+      SELECT workspace_id, debit_account::text AS debit, credit_account::text AS credit, amount
+      FROM ledger_entries WHERE kind <> 'reserve' AND (${ws}::text IS NULL OR workspace_id = ${ws}::text)
+      UNION ALL
+      SELECT workspace_id, 'available', 'reserved', amount
+      FROM credit_holds WHERE (${ws}::text IS NULL OR workspace_id = ${ws}::text)
+    ), e AS (
       SELECT workspace_id,
-        SUM(CASE WHEN credit_account = 'available' THEN amount ELSE 0 END)
-          - SUM(CASE WHEN debit_account = 'available' THEN amount ELSE 0 END) AS available,
-        SUM(CASE WHEN credit_account = 'reserved' THEN amount ELSE 0 END)
-          - SUM(CASE WHEN debit_account = 'reserved' THEN amount ELSE 0 END) AS reserved,
-        SUM(CASE WHEN credit_account = 'spent' THEN amount ELSE 0 END)
-          - SUM(CASE WHEN debit_account = 'spent' THEN amount ELSE 0 END) AS spent
-      FROM ledger_entries WHERE (${ws}::text IS NULL OR workspace_id = ${ws}::text) GROUP BY workspace_id
+        SUM(CASE WHEN credit = 'available' THEN amount ELSE 0 END)
+          - SUM(CASE WHEN debit = 'available' THEN amount ELSE 0 END) AS available,
+        SUM(CASE WHEN credit = 'reserved' THEN amount ELSE 0 END)
+          - SUM(CASE WHEN debit = 'reserved' THEN amount ELSE 0 END) AS reserved,
+        SUM(CASE WHEN credit = 'spent' THEN amount ELSE 0 END)
+          - SUM(CASE WHEN debit = 'spent' THEN amount ELSE 0 END) AS spent
+      FROM movements GROUP BY workspace_id
     ), h AS (
       SELECT h.workspace_id,
         SUM(h.amount) FILTER (WHERE h.status = 'pending') AS pending,
@@ -114,23 +125,24 @@ type HoldRow = {
 }
 
 /**
- * Every hold against its entries: reserved once for its amount; then nothing more while pending, a settle of the
- * posted amount plus a release of the rest when posted, one void or expire of the whole amount otherwise. Entries of
- * a job with no hold, or in another workspace than the hold, are anomalies too.
+ * Every hold against its entries (the hold itself is the reservation; retired `reserve` rows are not read): nothing
+ * while pending, a settle of the posted amount plus a release of the rest when posted, one void or expire of the
+ * whole amount otherwise. Entries of a job with no hold, or in another workspace than the hold, are anomalies too.
  */
 async function holdAnomalies(tx: Tx, ws: string | null) {
   const rows = await tx.$queryRaw<HoldRow[]>`
     WITH per_job AS (
       SELECT COALESCE(h.job_id, e.job_id) AS job_id, COALESCE(h.workspace_id, MIN(e.workspace_id)) AS workspace_id,
         h.status::text AS status, h.amount, h.posted,
-        COALESCE(SUM(e.amount) FILTER (WHERE e.kind = 'reserve'), 0)::bigint AS reserve,
+        COALESCE(h.amount, 0)::bigint AS reserve,
         COALESCE(SUM(e.amount) FILTER (WHERE e.kind = 'settle'), 0)::bigint AS settle,
         COALESCE(SUM(e.amount) FILTER (WHERE e.kind = 'release'), 0)::bigint AS release,
         COALESCE(SUM(e.amount) FILTER (WHERE e.kind = 'void'), 0)::bigint AS void,
         COALESCE(SUM(e.amount) FILTER (WHERE e.kind = 'expire'), 0)::bigint AS expire,
         COUNT(e.id) FILTER (WHERE e.kind = 'settle')::bigint AS settles,
         COUNT(e.id) FILTER (WHERE e.workspace_id <> h.workspace_id)::bigint AS foreign
-      FROM credit_holds h FULL JOIN ledger_entries e ON e.job_id = h.job_id
+      FROM credit_holds h
+      FULL JOIN (SELECT * FROM ledger_entries WHERE kind <> 'reserve') e ON e.job_id = h.job_id
       WHERE (h.id IS NOT NULL OR e.job_id IS NOT NULL)
         AND (${ws}::text IS NULL OR h.workspace_id = ${ws}::text OR e.workspace_id = ${ws}::text)
       GROUP BY h.id, h.job_id, e.job_id, h.workspace_id, h.status, h.amount, h.posted
@@ -164,7 +176,6 @@ async function holdAnomalies(tx: Tx, ws: string | null) {
     const ok =
       expected !== null &&
       n(r.foreign) === 0 &&
-      e.reserve === amount &&
       e.settle === expected.settle &&
       e.release === expected.release &&
       e.void === expected.void &&
@@ -203,7 +214,10 @@ export async function reconcileLedger(db: Db, opts: { workspaceId?: string } = {
       const balances = await workspaceDrifts(tx, ws)
       const holds = await holdAnomalies(tx, ws)
       const [entries] = await tx.$queryRaw<{ n: bigint }[]>`
-        SELECT count(*) AS n FROM ledger_entries WHERE (${ws}::text IS NULL OR workspace_id = ${ws}::text)`
+        SELECT (SELECT count(*) FROM ledger_entries
+                WHERE kind <> 'reserve' AND (${ws}::text IS NULL OR workspace_id = ${ws}::text))
+             + (SELECT count(*) FROM credit_holds
+                WHERE amount > 0 AND (${ws}::text IS NULL OR workspace_id = ${ws}::text)) AS n`
       return {
         workspaces: balances.count,
         holds: holds.holds,

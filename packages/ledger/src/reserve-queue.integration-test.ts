@@ -105,7 +105,7 @@ describe('reservation queue on real PostgreSQL', () => {
     )
   })
 
-  it('a refusal leaves neither hold nor entry behind (written before the check, deleted on refusal)', async () => {
+  it('a refusal leaves no hold behind (written before the check, deleted on refusal), and a reservation no entry row', async () => {
     const ws = await workspace(2)
     const jobId = newId('job')
     const rowsOf = async (job: string) => {
@@ -124,7 +124,7 @@ describe('reservation queue on real PostgreSQL', () => {
       ok: true,
       holdId: `hold_${jobId}`,
     })
-    expect(await rowsOf(jobId)).toEqual({ holds: 1, entries: 1 })
+    expect(await rowsOf(jobId)).toEqual({ holds: 1, entries: 0 })
     const missing = newId('job')
     await expect(reserveCredits(db, { workspaceId: newId('ws'), jobId: missing, amount: 1 })).rejects.toThrow(
       /not found/,

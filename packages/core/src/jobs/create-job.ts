@@ -140,7 +140,6 @@ export async function createJob(opts: {
       event,
       fanout: fanoutRow!,
       stage: stageRow!,
-      entryId: newId('led'),
       confirmKey: opts.confirmKey ?? null,
     })
   } catch (err) {

@@ -15,7 +15,6 @@ export type SubmissionRows = {
   /** The outbox rows (outboxRowsOf) of the event's fan-out and of the first stage: no delay, no replace. */
   fanout: OutboxRowValues
   stage: OutboxRowValues
-  entryId: string
   confirmKey: KeyState | null
 }
 
@@ -57,7 +56,7 @@ class SubmissionGroups {
   private async writeAlone(g: SubmissionRows): Promise<Submitted> {
     const [row] = await directQuery<{ answer: unknown; stage_row_id: string | null }>(this.db, {
       ...SUBMIT_ONE,
-      values: submitJobsValues([g]),
+      values: submitOneValues(g),
     })
     if (row?.answer === 'undecided') return (await this.write([g]))[0]!
     if (!isAnswer(row?.answer)) throw new Error('submit one: bad answer')
@@ -82,8 +81,9 @@ class SubmissionGroups {
  * reserved by the ledger's conditional UPDATE (balance, spending cap of the current UTC month; after the ledger's
  * per-workspace queue, the advisory lock of `ledger_reserve_credits`), and only when both held: the job, its files,
  * its `source` stage run, the `stage.exited` event (fanned out already unless the workspace has a webhook, then with
- * its fan-out row), the first stage's outbox row, the hold and its `reserve` entry. Nothing is written otherwise, so
- * a refusal needs no clean-up. It takes `submit_jobs`' parameters for a group of one (submitJobsValues). The answer
+ * its fan-out row), the first stage's outbox row and the hold (which records the reservation: no `reserve` entry,
+ * migration `*_reserve_recorded_by_hold`). Nothing is written otherwise, so a refusal needs no clean-up. It takes
+ * `submit_jobs`' parameters for a group of one, without the retired entry ids (submitOneValues). The answer
  * is `submit_jobs`' own, or `undecided`: refused, yet the statement's snapshot shows enough credits (another
  * transaction changed the balance meanwhile).
  */
@@ -97,10 +97,10 @@ const SUBMIT_ONE = {
              ($10::text[])[1] AS client_reference_id, ($11::text[])[1] AS schema_id, ($12::jsonb[])[1] AS metadata,
              ($13::int[])[1] AS page_count, ($14::int[])[1] AS credits, ($15::timestamp(3)[])[1] AS created_at,
              ($16::boolean[])[1] AS wait_for_review, ($17::text[])[1] AS key_hash, ($18::text[])[1] AS fingerprint,
-             ($19::text[])[1] AS run_id, ($20::text[])[1] AS event_id, ($21::text[])[1] AS entry_id),
+             ($19::text[])[1] AS run_id, ($20::text[])[1] AS event_id),
     key_ok AS (
       SELECT j.key_hash IS NULL OR EXISTS (
-        SELECT 1 FROM api_key_principal(j.key_hash, $42::text) k WHERE k.fingerprint = j.fingerprint) AS ok
+        SELECT 1 FROM api_key_principal(j.key_hash, $41::text) k WHERE k.fingerprint = j.fingerprint) AS ok
       FROM j),
     clock AS (
       SELECT date_trunc('month', now() AT TIME ZONE 'UTC')::date AS period,
@@ -132,8 +132,8 @@ const SUBMIT_ONE = {
     file AS (
       INSERT INTO job_files (id, job_id, position, file_name, file_type, mime_type, size_bytes, page_count, blob_key)
       SELECT f.id, j.id, f.position, f.name, f.type, f.mime, f.size, f.pages, f.blob
-      FROM j, charged, unnest($22::int[], $23::text[], $24::int[], $25::text[], $26::text[], $27::text[],
-                                $28::int[], $29::int[], $30::text[])
+      FROM j, charged, unnest($21::int[], $22::text[], $23::int[], $24::text[], $25::text[], $26::text[],
+                                $27::int[], $28::int[], $29::text[])
                          AS f(job, id, position, name, type, mime, size, pages, blob)
       WHERE f.job = 1),
     run AS (
@@ -147,21 +147,17 @@ const SUBMIT_ONE = {
       FROM j, charged, owed),
     fanout AS (
       INSERT INTO outbox (queue, name, job_key, payload, created_at)
-      SELECT $36::text, $37::text, ($38::text[])[1], ($39::jsonb[])[1], j.created_at
+      SELECT $35::text, $36::text, ($37::text[])[1], ($38::jsonb[])[1], j.created_at
       FROM j, charged, owed WHERE owed.owed),
     stage AS (
       INSERT INTO outbox (queue, name, job_key, payload, priority, created_at, dispatch_after)
-      SELECT $31::text, $32::text, ($33::text[])[1], ($34::jsonb[])[1], ($35::int[])[1], j.created_at,
-             clock.at + make_interval(secs => $40::int / 1000.0)
+      SELECT $30::text, $31::text, ($32::text[])[1], ($33::jsonb[])[1], ($34::int[])[1], j.created_at,
+             clock.at + make_interval(secs => $39::int / 1000.0)
       FROM j, charged, clock
       RETURNING id),
     hold AS (
       INSERT INTO credit_holds (id, workspace_id, job_id, amount, period, created_at)
-      SELECT 'hold_' || j.id, j.workspace_id, j.id, j.credits, clock.period, clock.at FROM j, charged, clock),
-    entry AS (
-      INSERT INTO ledger_entries (id, workspace_id, job_id, kind, debit_account, credit_account, amount, created_at)
-      SELECT j.entry_id, j.workspace_id, j.id, 'reserve', 'available', 'reserved', j.credits, clock.at
-      FROM j, charged, clock WHERE j.credits > 0)
+      SELECT 'hold_' || j.id, j.workspace_id, j.id, j.credits, clock.period, clock.at FROM j, charged, clock)
     SELECT CASE
              WHEN NOT key_ok.ok THEN 'key_changed'
              WHEN EXISTS (SELECT 1 FROM charged) THEN 'held'
@@ -172,7 +168,7 @@ const SUBMIT_ONE = {
                     + j.credits > w.spending_cap THEN 'spending_cap'
              ELSE 'undecided' END AS answer,
            (SELECT id FROM stage) AS stage_row_id,
-           (SELECT pg_notify($41::text, $36::text)::text FROM charged, owed WHERE owed.owed) AS notified
+           (SELECT pg_notify($40::text, $35::text)::text FROM charged, owed WHERE owed.owed) AS notified
     FROM j CROSS JOIN key_ok LEFT JOIN workspaces w ON w.id = j.workspace_id`,
 }
 
@@ -203,7 +199,8 @@ function submitJobsValues(group: SubmissionRows[]): unknown[] {
     group.map((g) => g.confirmKey?.fingerprint ?? null),
     group.map((g) => g.source.id),
     group.map((g) => g.event.id),
-    group.map((g) => g.entryId),
+    // p_entry_ids: read by nothing since the hold alone records a reservation (migration *_reserve_recorded_by_hold)
+    group.map(() => null),
     files.map((f) => f.job),
     files.map((f) => f.file.id),
     files.map((f) => f.file.position),
@@ -226,6 +223,15 @@ function submitJobsValues(group: SubmissionRows[]): unknown[] {
     OUTBOX_CHANNEL,
     PLATFORM_PARSE_PIPELINE_ID,
   ]
+}
+
+/** The position of `submit_jobs`' retired `p_entry_ids` among its parameters; SUBMIT_ONE takes the others. */
+const RETIRED_ENTRY_IDS = 20
+
+function submitOneValues(g: SubmissionRows): unknown[] {
+  const values = submitJobsValues([g])
+  values.splice(RETIRED_ENTRY_IDS, 1)
+  return values
 }
 
 const SUBMIT_JOBS_PARAMETERS = Array.from({ length: 42 }, (_, i) => `$${i + 1}`).join(', ')
