@@ -1,6 +1,6 @@
 // A reference for the submit scenario, not its baseline: the bare app (bench/baselines/bare-submit.ts) writing, in
-// place of its one INSERT and one UPDATE, the rows a Quire submission commits — the job, its file, its `source`
-// stage run, the `stage.exited` event, the first stage's outbox row, the credit hold (which records the reservation)
+// place of its one INSERT and one UPDATE, the rows a Quire submission commits — the job, its file, the
+// `stage.exited` event of `source`, the first stage's outbox row, the credit hold (which records the reservation)
 // and the workspace's balance UPDATE — into Quire's own tables (their indexes, foreign keys and checks), as one plain
 // statement of data-modifying CTEs with typed parameters: no PL/pgSQL, no JSON rows, no advisory lock, no spending
 // cap, no API key. The outbox row is written as sent (the app adds the BullMQ job itself, and no relay may send it
@@ -23,13 +23,9 @@ const ROWS = {
     file AS (
       INSERT INTO job_files (id, job_id, position, file_name, file_type, mime_type, size_bytes, page_count, blob_key)
       VALUES ($6, $1, 0, $7, 'pdf', 'application/pdf', $8, $4, $9)),
-    run AS (
-      INSERT INTO stage_runs (id, job_id, stage, status, attempts, credits, started_at, completed_at, ms,
-                              continued_inline)
-      VALUES ($10, $1, 'source', 'completed', 1, 0, $5, $5, 0, false)),
     event AS (
       INSERT INTO events (id, workspace_id, job_id, type, stage, transition, created_at, fanned_out_at)
-      VALUES ($11, $2, $1, 'stage.exited', 'source', 'exited', $5, $5)),
+      VALUES ($10, $2, $1, 'stage.exited', 'source', 'exited', $5, $5)),
     outbox AS (
       INSERT INTO outbox (queue, name, job_key, payload, created_at, dispatched_at)
       VALUES ('stage', 'initialization', $1 || ':initialization', jsonb_build_object('jobId', $1::text), $5, $5)
@@ -76,7 +72,6 @@ await serveBareSubmit({
         job.fileName,
         job.sizeBytes,
         `${workspaceId}/${job.id.slice(-2)}/${job.id}-0`,
-        newId('run'),
         newId('evt'),
       ]
       const [row] = (await pool.query({ ...ROWS, values })).rows as [{ charged: number }]

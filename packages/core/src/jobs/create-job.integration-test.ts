@@ -51,7 +51,7 @@ async function written(jobId: string) {
 }
 
 describe('createJob', () => {
-  it('writes the job, its file, the source stage run, the event, the queued stage and the hold; answers what a read sees', async () => {
+  it('writes the job, its file, the source.exited event, the queued stage and the hold, and no stage run; answers what a read sees', async () => {
     const ws = await createWorkspace({ db, name: 'create-job test', apiForm: 'B', credits: 10 })
     const submittedAt = Date.now()
     const { jobId, accepted, dispatch, pipeline } = await submit(ws.id, {
@@ -72,9 +72,11 @@ describe('createJob', () => {
       pageCount: 1,
       creditsReserved: 1,
       files: [{ fileName: 'invoice.pdf', fileType: 'pdf', mimeType: 'application/pdf', pageCount: 1 }],
-      stages: [{ stage: 'source', status: 'completed', attempts: 1, credits: 0, ms: 0 }],
+      stages: [],
     })
     const w = await written(jobId)
+    // The source stage ends as the job is created: its event says so, and no stage run is written for it.
+    expect(w.stageRuns).toEqual([])
     expect(w.job).toMatchObject({ waitForReview: true, definition: pipeline.definition, errorGroupId: null })
     const blobKey = `${ws.id}/${jobId.slice(-2)}/${jobId}-0`
     expect(w.files).toEqual([expect.objectContaining({ position: 0, blobKey })])
@@ -430,7 +432,7 @@ describe('createJob in groups (submission-groups.ts, migration *_submit_jobs_gro
       expect([w.job?.status, w.files.length, w.stageRuns.length, w.events.length, w.outbox.length]).toEqual([
         'queued',
         1,
-        1,
+        0,
         1,
         1,
       ])

@@ -1,5 +1,5 @@
 import { creditsForPages, DomainError, MAX_CREDITS, newId } from '@quire/domain'
-import type { Db, Job, JobFile, StageRun } from '@quire/db'
+import type { Db, Job, JobFile } from '@quire/db'
 import { explainReservationRefusal } from '@quire/ledger'
 import { type OutboxRow, outboxRowsOf, type Priority } from '@quire/queues'
 import type { BlobStore } from '@quire/storage'
@@ -31,9 +31,9 @@ export type JobOptions = {
  *
  * Every submission runs this, so the write goes with the workspace's other submissions of the moment
  * (submission-groups.ts): one call of the PL/pgSQL function `submit_jobs` (migration `*_submit_jobs_grouped`) in
- * autocommit writes the job, its files, its `source` stage run, the `stage.exited` event (and its fan-out when the
- * workspace has a webhook), the outbox row of `initialization`, and last the reservation; a refusal leaves none of
- * it. Nothing is read back: the rows are built here with every column given explicitly. The caller sends `dispatch`
+ * autocommit writes the job, its files, the `stage.exited` event of `source` (and its fan-out when the workspace has
+ * a webhook), the outbox row of `initialization`, and last the reservation (the hold); a refusal leaves none of it.
+ * The `source` stage ends as the job is created: it has its event and no stage run (`*_source_stage_not_recorded`). Nothing is read back: the rows are built here with every column given explicitly. The caller sends `dispatch`
  * (the first stage's outbox row) to BullMQ itself after this returns (DirectDispatch); if it never does, the relay
  * takes the row over after DIRECT_DISPATCH_GRACE_MS.
  *
@@ -110,20 +110,6 @@ export async function createJob(opts: {
     pageCount: f.pageCount,
     blobKey: f.blobKey,
   }))
-  const source: StageRun = {
-    id: newId('run'),
-    jobId,
-    stage: 'source',
-    status: 'completed',
-    attempts: 1,
-    credits: 0,
-    error: null,
-    startedAt: now,
-    completedAt: now,
-    ms: 0,
-    cpuMs: null,
-    continuedInline: false,
-  }
   const event = eventRow(
     { workspaceId: opts.workspaceId, jobId, type: 'stage.exited', stage: 'source', transition: 'exited' },
     now,
@@ -136,7 +122,6 @@ export async function createJob(opts: {
       job,
       definitionJson: opts.pipeline.definitionJson,
       files,
-      source,
       event,
       fanout: fanoutRow!,
       stage: stageRow!,
@@ -172,7 +157,7 @@ export async function createJob(opts: {
   // the statement committed. Its rows are the ones written above, so nothing is read back.
   return {
     jobId,
-    accepted: toJobView({ ...job, files, documents: [], stageRuns: [source] }),
+    accepted: toJobView({ ...job, files, documents: [], stageRuns: [] }),
     dispatch: [{ ...stageRow!, id: BigInt(submitted.stageRowId!) }],
   }
 }

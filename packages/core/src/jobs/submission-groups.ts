@@ -1,4 +1,4 @@
-import { type Db, directQuery, GroupCommit, type Job, type JobFile, type StageRun } from '@quire/db'
+import { type Db, directQuery, GroupCommit, type Job, type JobFile } from '@quire/db'
 import { DIRECT_DISPATCH_GRACE_MS, OUTBOX_CHANNEL, type OutboxRowValues } from '@quire/queues'
 import type { eventRow } from '../events/record-event.ts'
 import { PLATFORM_PARSE_PIPELINE_ID } from '../pipelines/pipelines.ts'
@@ -10,7 +10,6 @@ export type SubmissionRows = {
   /** The job's pipeline definition as the JSON the pipeline cache made once. */
   definitionJson: string
   files: JobFile[]
-  source: StageRun
   event: ReturnType<typeof eventRow>
   /** The outbox rows (outboxRowsOf) of the event's fan-out and of the first stage: no delay, no replace. */
   fanout: OutboxRowValues
@@ -80,10 +79,11 @@ class SubmissionGroups {
  * What `submit_jobs` writes for one job, as one statement of data-modifying CTEs: the key confirmed, the credits
  * reserved by the ledger's conditional UPDATE (balance, spending cap of the current UTC month; after the ledger's
  * per-workspace queue, the advisory lock of `ledger_reserve_credits`), and only when both held: the job, its files,
- * its `source` stage run, the `stage.exited` event (fanned out already unless the workspace has a webhook, then with
- * its fan-out row), the first stage's outbox row and the hold (which records the reservation: no `reserve` entry,
+ * the `stage.exited` event of `source` (fanned out already unless the workspace has a webhook, then with its fan-out
+ * row), the first stage's outbox row and the hold (which records the reservation: no `reserve` entry,
  * migration `*_reserve_recorded_by_hold`). Nothing is written otherwise, so a refusal needs no clean-up. It takes
- * `submit_jobs`' parameters for a group of one, without the retired entry ids (submitOneValues). The answer
+ * `submit_jobs`' parameters for a group of one, without the retired ones (submitOneValues). No `source` stage run:
+ * that stage ends as the job is created, and its event says so (migration `*_source_stage_not_recorded`). The answer
  * is `submit_jobs`' own, or `undecided`: refused, yet the statement's snapshot shows enough credits (another
  * transaction changed the balance meanwhile).
  */
@@ -97,10 +97,10 @@ const SUBMIT_ONE = {
              ($10::text[])[1] AS client_reference_id, ($11::text[])[1] AS schema_id, ($12::jsonb[])[1] AS metadata,
              ($13::int[])[1] AS page_count, ($14::int[])[1] AS credits, ($15::timestamp(3)[])[1] AS created_at,
              ($16::boolean[])[1] AS wait_for_review, ($17::text[])[1] AS key_hash, ($18::text[])[1] AS fingerprint,
-             ($19::text[])[1] AS run_id, ($20::text[])[1] AS event_id),
+             ($19::text[])[1] AS event_id),
     key_ok AS (
       SELECT j.key_hash IS NULL OR EXISTS (
-        SELECT 1 FROM api_key_principal(j.key_hash, $41::text) k WHERE k.fingerprint = j.fingerprint) AS ok
+        SELECT 1 FROM api_key_principal(j.key_hash, $40::text) k WHERE k.fingerprint = j.fingerprint) AS ok
       FROM j),
     clock AS (
       SELECT date_trunc('month', now() AT TIME ZONE 'UTC')::date AS period,
@@ -132,14 +132,10 @@ const SUBMIT_ONE = {
     file AS (
       INSERT INTO job_files (id, job_id, position, file_name, file_type, mime_type, size_bytes, page_count, blob_key)
       SELECT f.id, j.id, f.position, f.name, f.type, f.mime, f.size, f.pages, f.blob
-      FROM j, charged, unnest($21::int[], $22::text[], $23::int[], $24::text[], $25::text[], $26::text[],
-                                $27::int[], $28::int[], $29::text[])
+      FROM j, charged, unnest($20::int[], $21::text[], $22::int[], $23::text[], $24::text[], $25::text[],
+                                $26::int[], $27::int[], $28::text[])
                          AS f(job, id, position, name, type, mime, size, pages, blob)
       WHERE f.job = 1),
-    run AS (
-      INSERT INTO stage_runs (id, job_id, stage, status, attempts, credits, started_at, completed_at, ms,
-                              continued_inline)
-      SELECT j.run_id, j.id, 'source', 'completed', 1, 0, j.created_at, j.created_at, 0, false FROM j, charged),
     event AS (
       INSERT INTO events (id, workspace_id, job_id, type, stage, transition, data, created_at, fanned_out_at)
       SELECT j.event_id, j.workspace_id, j.id, 'stage.exited', 'source', 'exited', '{}'::jsonb, j.created_at,
@@ -147,12 +143,12 @@ const SUBMIT_ONE = {
       FROM j, charged, owed),
     fanout AS (
       INSERT INTO outbox (queue, name, job_key, payload, created_at)
-      SELECT $35::text, $36::text, ($37::text[])[1], ($38::jsonb[])[1], j.created_at
+      SELECT $34::text, $35::text, ($36::text[])[1], ($37::jsonb[])[1], j.created_at
       FROM j, charged, owed WHERE owed.owed),
     stage AS (
       INSERT INTO outbox (queue, name, job_key, payload, priority, created_at, dispatch_after)
-      SELECT $30::text, $31::text, ($32::text[])[1], ($33::jsonb[])[1], ($34::int[])[1], j.created_at,
-             clock.at + make_interval(secs => $39::int / 1000.0)
+      SELECT $29::text, $30::text, ($31::text[])[1], ($32::jsonb[])[1], ($33::int[])[1], j.created_at,
+             clock.at + make_interval(secs => $38::int / 1000.0)
       FROM j, charged, clock
       RETURNING id),
     hold AS (
@@ -168,7 +164,7 @@ const SUBMIT_ONE = {
                     + j.credits > w.spending_cap THEN 'spending_cap'
              ELSE 'undecided' END AS answer,
            (SELECT id FROM stage) AS stage_row_id,
-           (SELECT pg_notify($40::text, $35::text)::text FROM charged, owed WHERE owed.owed) AS notified
+           (SELECT pg_notify($39::text, $34::text)::text FROM charged, owed WHERE owed.owed) AS notified
     FROM j CROSS JOIN key_ok LEFT JOIN workspaces w ON w.id = j.workspace_id`,
 }
 
@@ -197,10 +193,9 @@ function submitJobsValues(group: SubmissionRows[]): unknown[] {
     jobs.map((j) => j.waitForReview),
     group.map((g) => g.confirmKey?.keyHash ?? null),
     group.map((g) => g.confirmKey?.fingerprint ?? null),
-    group.map((g) => g.source.id),
+    group.map(() => null), // p_run_ids, retired
     group.map((g) => g.event.id),
-    // p_entry_ids: read by nothing since the hold alone records a reservation (migration *_reserve_recorded_by_hold)
-    group.map(() => null),
+    group.map(() => null), // p_entry_ids, retired
     files.map((f) => f.job),
     files.map((f) => f.file.id),
     files.map((f) => f.file.position),
@@ -225,14 +220,13 @@ function submitJobsValues(group: SubmissionRows[]): unknown[] {
   ]
 }
 
-/** The position of `submit_jobs`' retired `p_entry_ids` among its parameters; SUBMIT_ONE takes the others. */
-const RETIRED_ENTRY_IDS = 20
+/**
+ * The positions of `submit_jobs`' retired parameters, `p_run_ids` and `p_entry_ids` (migrations
+ * `*_source_stage_not_recorded`, `*_reserve_recorded_by_hold`); SUBMIT_ONE takes the others.
+ */
+const RETIRED = new Set([18, 20])
 
-function submitOneValues(g: SubmissionRows): unknown[] {
-  const values = submitJobsValues([g])
-  values.splice(RETIRED_ENTRY_IDS, 1)
-  return values
-}
+const submitOneValues = (g: SubmissionRows): unknown[] => submitJobsValues([g]).filter((_, i) => !RETIRED.has(i))
 
 const SUBMIT_JOBS_PARAMETERS = Array.from({ length: 42 }, (_, i) => `$${i + 1}`).join(', ')
 
