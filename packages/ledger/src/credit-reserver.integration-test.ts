@@ -7,7 +7,7 @@ import { createPrisma, type Db, directSql } from '@quire/db'
 import { newId } from '@quire/domain'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CreditReserver } from './credit-reserver.ts'
-import { getBalance, grantCredits, reserveCredits } from './ledger.ts'
+import { getBalance, grantCredits } from './ledger.ts'
 import { reconcileLedger } from './reconcile.ts'
 
 let db: Db
