@@ -12,7 +12,16 @@ export type LedgerEntryView = {
   created_at: string
 }
 
-type Listed = { view: LedgerEntryView; createdAt: Date; id: string }
+/** An entry row, or a hold in the shape of its `reserve` entry: what a page is cut from. */
+type Row = {
+  id: string
+  jobId: string | null
+  kind: LedgerEntryKind
+  amount: number
+  debitAccount: LedgerAccount
+  creditAccount: LedgerAccount
+  createdAt: Date
+}
 
 /**
  * A workspace's ledger entries, newest first, keyset-paginated on (created_at, id) like GET /v1/jobs: entries added
@@ -49,51 +58,34 @@ export async function listLedgerEntries(
           take: opts.limit + 1,
         }),
   ])
-  const listed: Listed[] = [
-    ...entries.map((r) => ({
+  const reserves: Row[] = holds.map((h) => ({
+    id: h.id,
+    jobId: h.jobId,
+    kind: 'reserve',
+    amount: h.amount,
+    debitAccount: ENTRY_ACCOUNTS.reserve.debit,
+    creditAccount: ENTRY_ACCOUNTS.reserve.credit,
+    createdAt: h.createdAt,
+  }))
+  const { page, hasMore, nextCursor } = keysetPage([...entries, ...reserves].sort(newestFirst), opts.limit)
+  return {
+    data: page.map((r) => ({
       id: r.id,
-      createdAt: r.createdAt,
-      view: view(r.id, r.jobId, r.kind, r.amount, r.debitAccount, r.creditAccount, r.createdAt),
+      job_id: r.jobId,
+      kind: r.kind,
+      amount: r.amount,
+      debit_account: r.debitAccount,
+      credit_account: r.creditAccount,
+      created_at: r.createdAt.toISOString(),
     })),
-    ...holds.map((h) => ({
-      id: h.id,
-      createdAt: h.createdAt,
-      view: view(
-        h.id,
-        h.jobId,
-        'reserve',
-        h.amount,
-        ENTRY_ACCOUNTS.reserve.debit,
-        ENTRY_ACCOUNTS.reserve.credit,
-        h.createdAt,
-      ),
-    })),
-  ].sort(newestFirst)
-  const { page, hasMore, nextCursor } = keysetPage(listed, opts.limit)
-  return { data: page.map((l) => l.view), hasMore, nextCursor }
+    hasMore,
+    nextCursor,
+  }
 }
 
 /**
  * KEYSET_ORDER: created_at, then id, both descending. Ids are a lower-case prefix, `_` and hex (`led_…`, `hold_job_…`),
  * which every collation orders as JavaScript does.
  */
-const newestFirst = (a: Listed, b: Listed) =>
+const newestFirst = (a: Row, b: Row) =>
   b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
-
-const view = (
-  id: string,
-  jobId: string | null,
-  kind: LedgerEntryKind,
-  amount: number,
-  debit: LedgerAccount,
-  credit: LedgerAccount,
-  createdAt: Date,
-): LedgerEntryView => ({
-  id,
-  job_id: jobId,
-  kind,
-  amount,
-  debit_account: debit,
-  credit_account: credit,
-  created_at: createdAt.toISOString(),
-})

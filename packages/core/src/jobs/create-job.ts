@@ -33,9 +33,10 @@ export type JobOptions = {
  * (submission-groups.ts): one call of the PL/pgSQL function `submit_jobs` (migration `*_submit_jobs_grouped`) in
  * autocommit writes the job, its files, the `stage.exited` event of `source` (and its fan-out when the workspace has
  * a webhook), the outbox row of `initialization`, and last the reservation (the hold); a refusal leaves none of it.
- * The `source` stage ends as the job is created: it has its event and no stage run (`*_source_stage_not_recorded`). Nothing is read back: the rows are built here with every column given explicitly. The caller sends `dispatch`
- * (the first stage's outbox row) to BullMQ itself after this returns (DirectDispatch); if it never does, the relay
- * takes the row over after DIRECT_DISPATCH_GRACE_MS.
+ * The `source` stage ends as the job is created: it has its event and no stage run (`*_source_stage_not_recorded`).
+ * Nothing is read back: the rows are built here with every column given explicitly. The caller sends `dispatch` (the
+ * first stage's outbox row) to BullMQ itself after this returns (DirectDispatch); if it never does, the relay takes
+ * the row over after DIRECT_DISPATCH_GRACE_MS.
  *
  * With `confirmKey`, the statement first confirms that the API key still has the principal the caller read (a
  * principal from an earlier request, RecentPrincipals); if it does not, nothing is written, the files go back to
