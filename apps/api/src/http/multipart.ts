@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { mkdirSync, WriteStream } from 'node:fs'
 import { unlink } from 'node:fs/promises'
 import path from 'node:path'
+import type { EventEmitter } from 'node:events'
 import { Stream } from 'node:stream'
 import formidable, { type File, type Part } from 'formidable'
 import type { Context, Middleware } from 'koa'
@@ -200,14 +201,9 @@ function parseMultipart(
     minFileSize: 0,
     keepExtensions: false, // temporary names are random; nothing the client sent reaches a path
     // A random UUID as the temporary name: formidable's own (a cuid2, SHA-3 in JavaScript) cost 0.1 ms per request.
-    filename: () => randomUUID(),
+    filename: randomName,
     // Our own write streams, so that every temporary file can be closed, awaited and removed, even a half-written one.
-    fileWriteStreamHandler: (file) => {
-      const filepath = (file as unknown as { filepath: string }).filepath
-      const stream = new HeadKeepingWriteStream(filepath, { flags: 'wx' })
-      temps.push({ path: filepath, stream })
-      return stream
-    },
+    fileWriteStreamHandler: tempFileStreams(temps),
   })
   const internal = form as unknown as {
     _error(err: unknown): void
@@ -369,14 +365,61 @@ function parseMultipart(
     const fields = Object.fromEntries(fieldsSoFar)
     return { fields, files: Object.fromEntries(files), textNames, fileNames, refused: refusal }
   }
-  return form.parse(req).then(
-    () => refusedRemoved.then(() => readSoFar(refused)),
-    (err: unknown) => {
-      // A refused first file (nothing stored before it) ends the upload at once; the route answers it.
-      if (drainOverrun || !(opts.earlierFilesStand && isDomainError(err) && err.code === 'FILE_TOO_LARGE')) throw err
-      return readSoFar(err)
-    },
-  )
+  return form
+    .parse(req)
+    .then(
+      () => refusedRemoved.then(() => readSoFar(refused)),
+      (err: unknown) => {
+        // A refused first file (nothing stored before it) ends the upload at once; the route answers it.
+        if (drainOverrun || !(opts.earlierFilesStand && isDomainError(err) && err.code === 'FILE_TOO_LARGE')) throw err
+        return readSoFar(err)
+      },
+    )
+    .finally(() => releaseRequest(form))
+}
+
+/**
+ * Once a body is parsed (or refused), formidable's objects for it hold nothing of the request any more: its listeners
+ * and ours, the request, the opened files. V8's young-generation collections keep whatever an older,
+ * already dead object still points to; formidable's objects were such, and through our listeners they kept each
+ * request's whole context alive into the old generation (bench/README.md, "2026-11-29 19:50"). Events after this
+ * point (a late `error` of a refused body's request) are dropped, as the request has its answer already.
+ */
+function releaseRequest(form: ReturnType<typeof formidable>): void {
+  const f = form as unknown as {
+    _parser: EventEmitter | null
+    req: unknown
+    headers: unknown
+    onPart: unknown
+    openedFiles: unknown[]
+    _plugins: unknown[]
+  } & EventEmitter
+  f.removeAllListeners().on('error', () => {})
+  // The parser stays: formidable may still resume it after a part it was waiting on.
+  f._parser?.removeAllListeners().on('error', () => {})
+  f.onPart = () => {}
+  f.req = null
+  f.headers = null
+  f.openedFiles = []
+  f._plugins = []
+}
+
+const randomName = () => randomUUID()
+
+/**
+ * The write stream formidable stores each file part with, listed in `temps`. Made outside parseMultipart so that it
+ * holds `temps` alone: formidable keeps it in its options (copied into its parser and files), and a closure made
+ * inside parseMultipart would hold that function's every variable, the request's context among them (see
+ * releaseRequest).
+ */
+
+function tempFileStreams(temps: TempFile[]): (file: unknown) => HeadKeepingWriteStream {
+  return (file) => {
+    const filepath = (file as { filepath: string }).filepath
+    const stream = new HeadKeepingWriteStream(filepath, { flags: 'wx' })
+    temps.push({ path: filepath, stream })
+    return stream
+  }
 }
 
 /**
