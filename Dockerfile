@@ -68,4 +68,4 @@ COPY --from=build /src/packages ./packages
 USER node
 EXPOSE 3000
 # The API's own Node flags: apps/api/package.json `quire.nodeFlags` (README, "Operating").
-CMD ["node", "--max-semi-space-size=64", "apps/api/dist/main.js"]
+CMD ["node", "--max-semi-space-size=24", "apps/api/dist/main.js"]

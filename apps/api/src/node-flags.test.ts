@@ -13,7 +13,7 @@ const command = (flags: string[]) => JSON.stringify(['node', ...flags, 'apps/api
 describe("the API's Node flags", () => {
   it('are the young generation size, and the Dockerfile and docker-compose.yml start the API with them', () => {
     const flags = appNodeFlags(ROOT, 'api')
-    expect(flags).toEqual(['--max-semi-space-size=64'])
+    expect(flags).toEqual(['--max-semi-space-size=24'])
     expect(read('Dockerfile')).toContain(`CMD ${command(flags)}`)
     const compose = read('docker-compose.yml')
     const apiService = compose.slice(compose.indexOf('\n  api:\n')).slice(0, 400)
