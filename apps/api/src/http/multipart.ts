@@ -173,6 +173,9 @@ export function multipartMiddleware(opts: MultipartOptions): Middleware {
     } finally {
       const moved = movedFiles.get(ctx.request)
       await removeTempFiles(moved ? temps.filter((t) => !moved.has(t.path)) : temps)
+      // formidable's objects, dead by now and often already old, still reach this list through the stream factory
+      // in their options: emptied, it holds no write stream into the next young-generation collection.
+      temps.length = 0
       closeAfterResponse(ctx)
     }
   }
@@ -412,7 +415,6 @@ const randomName = () => randomUUID()
  * inside parseMultipart would hold that function's every variable, the request's context among them (see
  * releaseRequest).
  */
-
 function tempFileStreams(temps: TempFile[]): (file: unknown) => HeadKeepingWriteStream {
   return (file) => {
     const filepath = (file as { filepath: string }).filepath
