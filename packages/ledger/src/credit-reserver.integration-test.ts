@@ -148,6 +148,34 @@ describe('CreditReserver (group commit of reservations) on real PostgreSQL', () 
     }
   })
 
+  it('a hold of 0 credits moves the spending period to its month, alone or in a batch', async () => {
+    // The period of a workspace's counter is the month of its last hold: a new month starts the counter at 0.
+    const periodAfter = async (sql: string, ws: string, jobId: string) => {
+      await db.$executeRaw`UPDATE workspaces SET spend_period = '2031-01-01', spend_period_used = 5 WHERE id = ${ws}`
+      await db.$executeRawUnsafe(sql, ws, jobId, `hold_${jobId}`)
+      const [row] = await db.$queryRaw<{ period: string; used: number }[]>`
+        SELECT spend_period::text AS period, spend_period_used::int AS used FROM workspaces WHERE id = ${ws}`
+      return row
+    }
+    const alone = await workspace(10)
+    const batch = await workspace(10)
+    const expected = { period: '2031-03-01', used: 0 }
+    expect(
+      await periodAfter(
+        `SELECT ledger_reserve_credits($1, $2, $3, 0, '2031-03-10T12:00:00Z', NULL)`,
+        alone,
+        newId('job'),
+      ),
+    ).toEqual(expected)
+    expect(
+      await periodAfter(
+        `SELECT ledger_reserve_credits_batch($1, ARRAY[$2], ARRAY[$3], ARRAY[0], NULL, '2031-03-10T12:00:00Z')`,
+        batch,
+        newId('job'),
+      ),
+    ).toEqual(expected)
+  })
+
   it('amounts are checked before anything is sent', () => {
     const reserver = new CreditReserver(directSql(db))
     expect(() => reserver.reserve({ workspaceId: 'ws', jobId: 'job', amount: -1 })).toThrow(RangeError)
