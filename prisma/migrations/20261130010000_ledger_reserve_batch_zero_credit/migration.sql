@@ -2,10 +2,11 @@
 -- `npm run db:reset-migration` regenerates only the init migration, so keep this directory.
 --
 -- `ledger_reserve_credits` updates the workspace row for every hold it makes, a hold of 0 credits included, and so
--- moves `spend_period` to the hold's month. `ledger_reserve_credits_batch` (migration `*_ledger_reserve_batch_one_
--- update`) updated the row only when the held total was above zero: a group of only 0-credit jobs in a new month left
--- the row's period on the old month. The row is now updated whenever a job of the group was held. The pending holds
--- are one array: a position is decided once and its hold taken out, so the same hold again answers `exists`.
+-- moves `spend_period` to the hold's month. `ledger_reserve_credits_batch` (migration
+-- `*_ledger_reserve_batch_one_update`) updated the row only when the held total was above zero: a group of only
+-- 0-credit jobs in a new month left the row's period on the old month. The row is now updated whenever a job of the
+-- group was held. The pending holds are one array: a position is decided once and its hold taken out, so the same
+-- hold again answers `exists`.
 -- Answers, order, reasons and the signature are unchanged.
 
 CREATE OR REPLACE FUNCTION ledger_reserve_credits_batch(
