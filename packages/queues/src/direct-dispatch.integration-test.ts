@@ -54,6 +54,29 @@ describe('direct dispatch', () => {
     expect(kicks).toBe(0)
   })
 
+  it('adds to BullMQ in the next turn of the event loop, so an answer written in this turn goes out first', async () => {
+    const row = await committedRow('initialization')
+    const queue = queues.get(stageQueueName('initialization'))
+    const order: string[] = []
+    const add = queue.add
+    queue.add = function (this: typeof queue, ...args: Parameters<typeof add>) {
+      order.push('add')
+      return add.apply(this, args)
+    }
+    try {
+      const direct = startDirectDispatch({ db, queues, kickRelay: () => {} })
+      direct.send([row])
+      // What answering does in the same turn: Node's HTTP response is flushed on a nextTick (the socket uncorked).
+      process.nextTick(() => order.push('answer'))
+      await direct.stop()
+    } finally {
+      queue.add = add
+    }
+    expect(order).toEqual(['answer', 'add'])
+    expect((await queue.getJob(row.job_key))?.data).toEqual(row.payload)
+    expect((await pending(row.id)).dispatchedAt).not.toBeNull()
+  })
+
   it('the relay leaves a row in its grace alone and takes it over once the grace has passed (the producer died)', async () => {
     const row = await committedRow('parse', 60_000)
     // Other rows may be due (earlier tests); the relay drains those, never this one.
