@@ -2,13 +2,14 @@
 // framework around it. The multipart body goes to a temporary file (formidable, in the bench's bare upload shell)
 // while its first bytes are kept; the type is told from those bytes without opening the file again
 // (sniffFileTypeFromHead; only a type the head cannot tell, a DOCX's zip, opens it); the pages come from the file's
-// structure (countPages: the PDF's cross-reference and page tree root, a TIFF's IFD chain); the file is renamed into
-// the store (a worker must find it); then ONE statement checks the API key, reserves the credits with a conditional
-// UPDATE of the balance and, only when that held, writes the job row (its file, pages and reservation in it), the
-// `source.exited` event the spec fires at submission, and the outbox row that keeps the job when Redis is down
-// (DESIGN: a Redis outage delays work, it never loses a job or an event); then one BullMQ job (its id the job's, so a
-// relay sending the outbox row again adds nothing). Left out as Quire's own choices, not the spec's: the stage-run
-// record, the ledger's hold and double-entry row, the key checked before the body is read. Tables of its own.
+// structure (countPages: the PDF's cross-reference and page tree root, a TIFF's IFD chain; a PDF no longer than the
+// kept head from those bytes, without reading the file again); the file is renamed into the store (a worker must
+// find it); then ONE statement checks the API key, reserves the credits with a conditional UPDATE of the balance
+// and, only when that held, writes the job row (its file, pages and reservation in it), the `source.exited` event
+// the spec fires at submission, and the outbox row that keeps the job when Redis is down (DESIGN: a Redis outage
+// delays work, it never loses a job or an event); then one BullMQ job (its id the job's, so a relay sending the
+// outbox row again adds nothing). Left out as Quire's own choices, not the spec's: the stage-run record, the
+// ledger's hold and double-entry row, the key checked before the body is read. Tables of its own.
 // Env: DATABASE_URL, REDIS_URL, BENCH_PORT, BENCH_UPLOAD_DIR, QUIRE_QUEUE_PREFIX; BENCH_FLOOR_KEY (the key it accepts).
 import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'

@@ -51,7 +51,9 @@ export async function serveBareSubmit(opts: {
         ctx.status = 422
         return
       }
-      const pages = await countPages(file.filepath, sniffed.type)
+      // A file no longer than its kept head is all in memory: counted from there, as Quire's intake does.
+      const whole = file.head?.length === file.size ? file.head : undefined
+      const pages = await countPages(file.filepath, sniffed.type, whole)
       const id = `job_${randomBytes(12).toString('hex')}`
       const written = await write(pool, {
         id,

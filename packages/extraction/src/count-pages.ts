@@ -7,21 +7,24 @@ import type { FileType } from './file-types.ts'
 import { checkBmpPixels, countImagePages, isPixelLimitError } from './image-pages.ts'
 import { ExtractionError } from './errors.ts'
 import { openPdfByRanges } from './pdf-document.ts'
-import { readPdfPageCount } from './pdf-page-count.ts'
+import { readPdfPageCount, readPdfPageCountFromBytes } from './pdf-page-count.ts'
 
 /**
  * Pages of a document, as counted at intake (credits are reserved from it).
  * - PDF: the page tree's /Count, read from the file's structure (pdf-page-count.ts: the cross-reference and two
- *   objects, no parser); pdf.js, as before, whenever that reader is unsure (damaged, encrypted, hybrid files).
+ *   objects, no parser), from `whole` when the caller holds the whole file (an upload kept as it streamed), without
+ *   opening it; pdf.js, as before, whenever that reader is unsure (damaged, encrypted, hybrid files).
  * - TIFF: its pages; other images: 1.
  * - DOCX: 1 per started 3,000 characters of its text (DESIGN, Submission details), counted while the archive is
  *   walked under the file limits (file-limits.ts), or `<Pages>` from docProps/app.xml when Word stored more: credits never rest only on a
  *   number the uploader wrote.
  */
-export async function countPages(path: string, type: FileType): Promise<number> {
+export async function countPages(path: string, type: FileType, whole?: Buffer): Promise<number> {
   switch (type) {
     case 'pdf': {
-      const counted = await readPdfPageCount(path, fileLimits().maxPages)
+      const counted = whole
+        ? await readPdfPageCountFromBytes(whole, fileLimits().maxPages)
+        : await readPdfPageCount(path, fileLimits().maxPages)
       if (counted !== null) return counted
       // By ranges: the API counts pages at intake and must not hold a large upload in memory to do it.
       const doc = await openPdfByRanges(path)

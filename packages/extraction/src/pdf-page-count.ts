@@ -15,15 +15,26 @@ export async function readPdfPageCount(path: string, maxPages: number): Promise<
   const handle = await open(path, 'r')
   try {
     const { size } = await handle.stat()
-    const source = await FileSource.open(handle, size)
-    try {
-      return await countFromStructure(source, maxPages)
-    } catch (error) {
-      if (error instanceof Unreadable) return null
-      throw error
-    }
+    return await countOrNull(await FileSource.open(handle, size), maxPages)
   } finally {
     await handle.close()
+  }
+}
+
+/**
+ * readPdfPageCount's answer from the whole file already in memory (an upload small enough to be kept whole as it
+ * streamed to disk): the same reader, without opening the file.
+ */
+export function readPdfPageCountFromBytes(bytes: Buffer, maxPages: number): Promise<number | null> {
+  return countOrNull(FileSource.of(bytes), maxPages)
+}
+
+async function countOrNull(source: FileSource, maxPages: number): Promise<number | null> {
+  try {
+    return await countFromStructure(source, maxPages)
+  } catch (error) {
+    if (error instanceof Unreadable) return null
+    throw error
   }
 }
 
@@ -59,30 +70,34 @@ const odd = (why: string): never => {
 
 type Handle = Awaited<ReturnType<typeof open>>
 
+/** The bytes the reader asks for: from the whole file in memory, or read from an open file by range. */
 class FileSource {
   private readTotal = 0
   private constructor(
-    private readonly handle: Handle,
     readonly size: number,
-    private readonly whole: Buffer | null,
+    private readonly from: { whole: Buffer } | { handle: Handle },
   ) {}
 
   static async open(handle: Handle, size: number): Promise<FileSource> {
-    if (size > SMALL_FILE_BYTES) return new FileSource(handle, size, null)
+    if (size > SMALL_FILE_BYTES) return new FileSource(size, { handle })
     const whole = Buffer.alloc(size)
     const { bytesRead } = await handle.read(whole, 0, size, 0)
-    return new FileSource(handle, size, whole.subarray(0, bytesRead))
+    return FileSource.of(whole.subarray(0, bytesRead))
+  }
+
+  static of(whole: Buffer): FileSource {
+    return new FileSource(whole.length, { whole })
   }
 
   /** Up to `length` bytes at `offset` (fewer at the end of the file). */
   async read(offset: number, length: number): Promise<Buffer> {
     if (!Number.isSafeInteger(offset) || offset < 0 || offset >= this.size) odd('offset outside the file')
     const end = Math.min(this.size, offset + length)
-    if (this.whole) return this.whole.subarray(offset, end)
+    if ('whole' in this.from) return this.from.whole.subarray(offset, end)
     this.readTotal += end - offset
     if (this.readTotal > MAX_TOTAL_READ) odd('read bound')
     const buffer = Buffer.alloc(end - offset)
-    const { bytesRead } = await this.handle.read(buffer, 0, buffer.length, offset)
+    const { bytesRead } = await this.from.handle.read(buffer, 0, buffer.length, offset)
     return buffer.subarray(0, bytesRead)
   }
 }

@@ -123,7 +123,9 @@ async function inspect(
   // accepted with one page reserved and fails in initialization with the cause (DESIGN, "Processing lifecycle").
   let pageCount = UNCOUNTABLE_PAGES
   try {
-    pageCount = await countPages(file.tempPath, sniffed.type)
+    // A file no longer than its kept head is all in memory: counted from there, not read again.
+    const whole = file.head?.length === file.sizeBytes ? file.head : undefined
+    pageCount = await countPages(file.tempPath, sniffed.type, whole)
   } catch (err) {
     if (!isExtractionError(err)) throw err
   }
