@@ -52,8 +52,11 @@ export async function serveBareSubmit(opts: {
         return
       }
       // A file no longer than its kept head is all in memory: counted from there, as Quire's intake does.
-      const whole = file.head?.length === file.size ? file.head : undefined
-      const pages = await countPages(file.filepath, sniffed.type, whole)
+      const pages = await countPages(
+        file.filepath,
+        sniffed.type,
+        file.head && { head: file.head, sizeBytes: file.size },
+      )
       const id = `job_${randomBytes(12).toString('hex')}`
       const written = await write(pool, {
         id,

@@ -10,18 +10,25 @@ import { openPdfByRanges } from './pdf-document.ts'
 import { readPdfPageCount, readPdfPageCountFromBytes } from './pdf-page-count.ts'
 
 /**
+ * The first bytes of a file kept as it was written (an upload as it streamed) and the file's size: when they are
+ * the whole file, countPages reads them instead of the file.
+ */
+export type KeptHead = { head: Buffer; sizeBytes: number }
+
+/**
  * Pages of a document, as counted at intake (credits are reserved from it).
  * - PDF: the page tree's /Count, read from the file's structure (pdf-page-count.ts: the cross-reference and two
- *   objects, no parser), from `whole` when the caller holds the whole file (an upload kept as it streamed), without
- *   opening it; pdf.js, as before, whenever that reader is unsure (damaged, encrypted, hybrid files).
+ *   objects, no parser), from the kept head when it is the whole file, without opening it; pdf.js, as before,
+ *   whenever that reader is unsure (damaged, encrypted, hybrid files).
  * - TIFF: its pages; other images: 1.
  * - DOCX: 1 per started 3,000 characters of its text (DESIGN, Submission details), counted while the archive is
  *   walked under the file limits (file-limits.ts), or `<Pages>` from docProps/app.xml when Word stored more: credits never rest only on a
  *   number the uploader wrote.
  */
-export async function countPages(path: string, type: FileType, whole?: Buffer): Promise<number> {
+export async function countPages(path: string, type: FileType, kept?: KeptHead): Promise<number> {
   switch (type) {
     case 'pdf': {
+      const whole = kept && kept.head.length === kept.sizeBytes ? kept.head : undefined
       const counted = whole
         ? await readPdfPageCountFromBytes(whole, fileLimits().maxPages)
         : await readPdfPageCount(path, fileLimits().maxPages)

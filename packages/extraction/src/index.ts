@@ -15,7 +15,7 @@ export {
   sniffFileTypeFromHead,
   type SniffedFileType,
 } from './sniff-file-type.ts'
-export { checkPageLimit, countPages, verifyReadable } from './count-pages.ts'
+export { checkPageLimit, countPages, type KeptHead, verifyReadable } from './count-pages.ts'
 export { configureFileLimits, DEFAULT_FILE_LIMITS, fileLimits, type FileLimits } from './file-limits.ts'
 export { DOCX_CHARS_PER_PAGE } from './docx.ts'
 export { parseDocument, parsePdfTextLayer, type ParsedDocument, type ParseOptions } from './parse-document.ts'

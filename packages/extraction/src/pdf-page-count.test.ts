@@ -305,6 +305,16 @@ describe('readPdfPageCount', { timeout: 120_000 }, () => {
     const path = await write(Buffer.from(noXref, 'latin1'))
     expect(await countBoth(path)).toBeNull()
     expect(await countPages(path, 'pdf')).toBe(4)
-    expect(await countPages(path, 'pdf', await readFile(path))).toBe(4)
+    const bytes = await readFile(path)
+    expect(await countPages(path, 'pdf', { head: bytes, sizeBytes: bytes.length })).toBe(4)
+  })
+
+  it('countPages reads a kept head only when it is the whole file', async () => {
+    const four = await write(Buffer.from(await makePdf({ pages: 4, objectStreams: false })))
+    const two = Buffer.from(await makePdf({ pages: 2, objectStreams: false }))
+    // The head of another, complete PDF: read, it would answer 2; not the whole file (its size says so), the file's
+    // own 4 pages are counted.
+    expect(await countPages(four, 'pdf', { head: two, sizeBytes: two.length + 1 })).toBe(4)
+    expect(await countPages(four, 'pdf', { head: two, sizeBytes: two.length })).toBe(2)
   })
 })

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { type Db, directQuery } from '@quire/db'
 import { addToQueues, type OutboxRow } from './outbox-relay.ts'
 import type { QueueSet } from './queue-set.ts'
@@ -24,10 +25,10 @@ export type DirectDispatch = {
  * trips); the add starts in the event loop's next turn, after the answer the caller writes in this one. The outbox
  * row stays the guarantee: it was committed with the job, and the relay takes it over once its `dispatch_after`
  * passes, so a crash between the commit and the send delays the stage by DIRECT_DISPATCH_GRACE_MS and loses
- * nothing. Sent rows are marked dispatched together, one UPDATE per MARK_WINDOW_MS however many
- * submissions rode it. When Redis refuses, the rows are handed to the relay at once (`dispatch_after` cleared, relay
- * kicked); when PostgreSQL refuses the mark, the relay sends them again after the grace under the same
- * deterministic job ids, which BullMQ ignores while it holds the job.
+ * nothing. Sent rows are marked dispatched together, one UPDATE per MARK_WINDOW_MS however many submissions rode
+ * it. When Redis refuses, the rows are handed to the relay at once (`dispatch_after` cleared, relay kicked); when
+ * PostgreSQL refuses the mark, the relay sends them again after the grace under the same deterministic job ids,
+ * which BullMQ ignores while it holds the job.
  */
 export function startDirectDispatch(opts: {
   db: Db
@@ -70,8 +71,9 @@ export function startDirectDispatch(opts: {
     send(rows) {
       if (rows.length === 0) return
       const ids = rows.map((r) => r.id)
-      // In the event loop's next turn: the caller answers its client in this one, and BullMQ's add (the job's
-      // serialisation and its script call) would otherwise run before that answer is written.
+      // In the event loop's next turn (after the I/O callbacks of this one): the caller answers its client in this
+      // one, and BullMQ's add (the job's serialisation and its script call) would otherwise run before that answer
+      // is written.
       const p = nextTurn()
         .then(() => addToQueues(opts.queues, rows, opts.redisTimeoutMs ?? 4000))
         .then(
@@ -95,6 +97,3 @@ export function startDirectDispatch(opts: {
     },
   }
 }
-
-/** Resolves in the event loop's next turn (after the I/O callbacks of this one, and the answers they wrote). */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))

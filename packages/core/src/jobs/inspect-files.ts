@@ -124,8 +124,11 @@ async function inspect(
   let pageCount = UNCOUNTABLE_PAGES
   try {
     // A file no longer than its kept head is all in memory: counted from there, not read again.
-    const whole = file.head?.length === file.sizeBytes ? file.head : undefined
-    pageCount = await countPages(file.tempPath, sniffed.type, whole)
+    pageCount = await countPages(
+      file.tempPath,
+      sniffed.type,
+      file.head && { head: file.head, sizeBytes: file.sizeBytes },
+    )
   } catch (err) {
     if (!isExtractionError(err)) throw err
   }
