@@ -4,12 +4,12 @@
 // (sniffFileTypeFromHead; only a type the head cannot tell, a DOCX's zip, opens it); the pages come from the file's
 // structure (countPages: the PDF's cross-reference and page tree root, a TIFF's IFD chain; a PDF no longer than the
 // kept head from those bytes, without reading the file again); the file is renamed into the store (a worker must
-// find it); then ONE statement checks the API key, reserves the credits with a conditional UPDATE of the balance
-// and, only when that held, writes the job row (its file, pages and reservation in it), the `source.exited` event
-// the spec fires at submission, and the outbox row that keeps the job when Redis is down (DESIGN: a Redis outage
-// delays work, it never loses a job or an event); then one BullMQ job (its id the job's, so a relay sending the
-// outbox row again adds nothing). Left out as Quire's own choices, not the spec's: the stage-run record, the
-// ledger's hold and double-entry row, the key checked before the body is read. Tables of its own.
+// find it; nothing is left to remove afterwards); then ONE statement checks the API key, reserves the credits with a
+// conditional UPDATE of the balance and, only when that held, writes the job row (its file, pages and reservation in
+// it), the `source.exited` event the spec fires at submission, and the outbox row that keeps the job when Redis is
+// down (DESIGN: a Redis outage delays work, it never loses a job or an event); then the answer, and one BullMQ job in
+// the next turn of the event loop (its id the job's, so a relay sending the outbox row again adds nothing). Left out as Quire's own choices, not the spec's: the
+// stage-run record, the ledger's hold and double-entry row, the key checked before the body is read. Tables of its own.
 // Env: DATABASE_URL, REDIS_URL, BENCH_PORT, BENCH_UPLOAD_DIR, QUIRE_QUEUE_PREFIX; BENCH_FLOOR_KEY (the key it accepts).
 import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
@@ -41,6 +41,8 @@ const keyHash = (key: string) => createHash('sha256').update(key).digest('hex')
 await serveBareSubmit({
   queueName: 'bench-floor-submit',
   keepHead: true,
+  writeMovesFile: true,
+  addAfterAnswer: true,
   async prepare(pool) {
     await pool.query(`CREATE TABLE IF NOT EXISTS bench_floor_keys (key_hash text PRIMARY KEY, workspace_id text NOT NULL);
       CREATE TABLE IF NOT EXISTS bench_floor_balances (workspace_id text PRIMARY KEY, available bigint NOT NULL);

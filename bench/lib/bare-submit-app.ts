@@ -33,6 +33,16 @@ export async function serveBareSubmit(opts: {
   prepare: (pool: pg.Pool) => Promise<SubmitWrite>
   /** Sniff from the first bytes kept while the upload was written, instead of opening the file again. */
   keepHead?: boolean
+  /**
+   * `write` always moves the upload out of its temporary path (into the side's store, or away on a refusal) once it
+   * returns, so nothing is left to remove: the shell's removal would cost a needless file-system round trip.
+   */
+  writeMovesFile?: boolean
+  /**
+   * `write` commits an outbox row with the job, so the BullMQ job may be added after the answer (in the event loop's
+   * next turn, as Quire's direct dispatch does): the row is the guarantee, the add only the fast path.
+   */
+  addAfterAnswer?: boolean
 }) {
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 })
   const write = await opts.prepare(pool)
@@ -67,11 +77,17 @@ export async function serveBareSubmit(opts: {
         filepath: file.filepath,
         apiKey: ctx.get('X-API-Key'),
       })
+      file.moved = opts.writeMovesFile
       if (written !== true) {
         ctx.status = written === 'unauthorized' ? 401 : 402
         return
       }
-      await queue.add('job', { id }, { jobId: id, removeOnComplete: true })
+      if (opts.addAfterAnswer) {
+        // The outbox row committed with the job keeps it if this add never happens, as Quire's direct dispatch.
+        setImmediate(() => void queue.add('job', { id }, { jobId: id, removeOnComplete: true }).catch(() => {}))
+      } else {
+        await queue.add('job', { id }, { jobId: id, removeOnComplete: true })
+      }
       ctx.status = 202
       ctx.body = { job_id: id, status: 'queued', pages }
     },

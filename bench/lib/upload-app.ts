@@ -16,6 +16,8 @@ export type UploadedFile = {
   size: number
   /** With `keepHead`: the first SNIFF_HEAD_BYTES bytes, kept as they were written. */
   head?: Buffer
+  /** Set by a side that moved the file away (into its store): the shell then has nothing to remove, as the API. */
+  moved?: boolean
 }
 
 export function serveUploadApp<Caller>(opts: {
@@ -67,7 +69,7 @@ export function serveUploadApp<Caller>(opts: {
     try {
       await opts.handle(ctx, file, caller)
     } finally {
-      await rm(file.filepath, { force: true })
+      if (!file.moved) await rm(file.filepath, { force: true })
     }
   })
   const server = app.listen(Number(process.env.BENCH_PORT), '127.0.0.1')
