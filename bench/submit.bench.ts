@@ -9,7 +9,7 @@
 // around them costs.
 // A fifth side, the floor (floor-submit.ts): what the spec requires of a submission the cheapest correct way (the type
 // from the upload's first bytes, the pages from the file's structure, the key check, the reservation and the job row
-// in one statement, one queue.add). Quire's rows are recorded against it too, with the same target.
+// in one statement, the answer, then one queue.add). Quire's rows are recorded against it too, with the same target.
 import { randomBytes } from 'node:crypto'
 import { invoicePdf } from '../tests/fixtures/make-fixtures.ts'
 import { startApiWithBaselines } from './lib/bare-app.ts'
