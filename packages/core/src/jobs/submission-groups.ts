@@ -82,7 +82,9 @@ class SubmissionGroups {
  * the `stage.exited` event of `source` (fanned out already unless the workspace has a webhook, then with its fan-out
  * row), the first stage's outbox row and the hold (which records the reservation: no `reserve` entry,
  * migration `*_reserve_recorded_by_hold`). Nothing is written otherwise, so a refusal needs no clean-up. It takes
- * `submit_jobs`' parameters for a group of one, without the retired ones (submitOneValues). No `source` stage run:
+ * `submit_jobs`' parameters for a group of one, without the retired ones and each job's one-element array as its
+ * element (submitOneValues), used where they are needed: a CTE of the job's values joined into every insert cost
+ * about 14% of PostgreSQL's CPU per submission at one connection (bench/README.md, 2026-11-30). No `source` stage run:
  * that stage ends as the job is created, and its event says so (migration `*_source_stage_not_recorded`). The answer
  * is `submit_jobs`' own, or `undecided`: refused, yet the statement's snapshot shows enough credits (another
  * transaction changed the balance meanwhile).
@@ -90,18 +92,9 @@ class SubmissionGroups {
 const SUBMIT_ONE = {
   name: 'submit_one',
   text: `WITH
-    j AS (
-      SELECT $1::text AS workspace_id, ($2::text[])[1] AS id, ($3::text[])[1] AS pipeline_id,
-             ($4::int[])[1] AS pipeline_version, ($5::jsonb[])[1] AS definition, ($6::text[])[1] AS priority,
-             ($7::text[])[1] AS execution_mode, ($8::text[])[1] AS environment, ($9::text[])[1] AS source_tag,
-             ($10::text[])[1] AS client_reference_id, ($11::text[])[1] AS schema_id, ($12::jsonb[])[1] AS metadata,
-             ($13::int[])[1] AS page_count, ($14::int[])[1] AS credits, ($15::timestamp(3)[])[1] AS created_at,
-             ($16::boolean[])[1] AS wait_for_review, ($17::text[])[1] AS key_hash, ($18::text[])[1] AS fingerprint,
-             ($19::text[])[1] AS event_id),
     key_ok AS (
-      SELECT j.key_hash IS NULL OR EXISTS (
-        SELECT 1 FROM api_key_principal(j.key_hash, $40::text) k WHERE k.fingerprint = j.fingerprint) AS ok
-      FROM j),
+      SELECT $17::text IS NULL OR EXISTS (
+        SELECT 1 FROM api_key_principal($17::text, $40::text) k WHERE k.fingerprint = $18::text) AS ok),
     clock AS (
       SELECT date_trunc('month', now() AT TIME ZONE 'UTC')::date AS period,
              clock_timestamp() AT TIME ZONE 'UTC' AS at),
@@ -109,63 +102,62 @@ const SUBMIT_ONE = {
       SELECT pg_advisory_xact_lock(hashtextextended($1, 7302452271548921)) FROM key_ok WHERE ok),
     charged AS (
       UPDATE workspaces w SET
-        credits_available = w.credits_available - j.credits,
-        credits_reserved = w.credits_reserved + j.credits,
-        spend_period_used = CASE WHEN w.spend_period = clock.period THEN w.spend_period_used ELSE 0 END + j.credits,
+        credits_available = w.credits_available - $14::int,
+        credits_reserved = w.credits_reserved + $14::int,
+        spend_period_used = CASE WHEN w.spend_period = clock.period THEN w.spend_period_used ELSE 0 END + $14::int,
         spend_period = clock.period
-      FROM j, clock, queued
-      WHERE w.id = j.workspace_id AND w.credits_available >= j.credits
+      FROM clock, queued
+      WHERE w.id = $1::text AND w.credits_available >= $14::int
         AND (w.spending_cap IS NULL OR
-             CASE WHEN w.spend_period = clock.period THEN w.spend_period_used ELSE 0 END + j.credits
+             CASE WHEN w.spend_period = clock.period THEN w.spend_period_used ELSE 0 END + $14::int
                <= w.spending_cap)
-      RETURNING w.id),
+      RETURNING clock.period, clock.at),
     owed AS (
       SELECT EXISTS (SELECT 1 FROM webhooks WHERE workspace_id = $1) AS owed),
     job AS (
       INSERT INTO jobs (id, workspace_id, pipeline_id, pipeline_version, definition, status, stage_now, priority,
                         execution_mode, environment, source_tag, client_reference_id, schema_id, metadata, page_count,
                         credits_reserved, created_at, wait_for_review)
-      SELECT j.id, j.workspace_id, j.pipeline_id, j.pipeline_version, j.definition, 'queued', 'initialization',
-             j.priority, j.execution_mode, j.environment, j.source_tag, j.client_reference_id, j.schema_id,
-             j.metadata, j.page_count, j.credits, j.created_at, j.wait_for_review
-      FROM j, charged),
+      SELECT $2::text, $1::text, $3::text, $4::int, $5::jsonb, 'queued', 'initialization', $6::text, $7::text,
+             $8::text, $9::text, $10::text, $11::text, $12::jsonb, $13::int, $14::int, $15::timestamp(3), $16::boolean
+      FROM charged),
     file AS (
       INSERT INTO job_files (id, job_id, position, file_name, file_type, mime_type, size_bytes, page_count, blob_key)
-      SELECT f.id, j.id, f.position, f.name, f.type, f.mime, f.size, f.pages, f.blob
-      FROM j, charged, unnest($20::int[], $21::text[], $22::int[], $23::text[], $24::text[], $25::text[],
-                                $26::int[], $27::int[], $28::text[])
-                         AS f(job, id, position, name, type, mime, size, pages, blob)
+      SELECT f.id, $2::text, f.position, f.name, f.type, f.mime, f.size, f.pages, f.blob
+      FROM charged, unnest($20::int[], $21::text[], $22::int[], $23::text[], $24::text[], $25::text[],
+                           $26::int[], $27::int[], $28::text[])
+                    AS f(job, id, position, name, type, mime, size, pages, blob)
       WHERE f.job = 1),
     event AS (
       INSERT INTO events (id, workspace_id, job_id, type, stage, transition, data, created_at, fanned_out_at)
-      SELECT j.event_id, j.workspace_id, j.id, 'stage.exited', 'source', 'exited', '{}'::jsonb, j.created_at,
-             CASE WHEN owed.owed THEN NULL ELSE j.created_at END
-      FROM j, charged, owed),
+      SELECT $19::text, $1::text, $2::text, 'stage.exited', 'source', 'exited', '{}'::jsonb, $15::timestamp(3),
+             CASE WHEN owed.owed THEN NULL ELSE $15::timestamp(3) END
+      FROM charged, owed),
     fanout AS (
       INSERT INTO outbox (queue, name, job_key, payload, created_at)
-      SELECT $34::text, $35::text, ($36::text[])[1], ($37::jsonb[])[1], j.created_at
-      FROM j, charged, owed WHERE owed.owed),
+      SELECT $34::text, $35::text, $36::text, $37::jsonb, $15::timestamp(3)
+      FROM charged, owed WHERE owed.owed),
     stage AS (
       INSERT INTO outbox (queue, name, job_key, payload, priority, created_at, dispatch_after)
-      SELECT $29::text, $30::text, ($31::text[])[1], ($32::jsonb[])[1], ($33::int[])[1], j.created_at,
-             clock.at + make_interval(secs => $38::int / 1000.0)
-      FROM j, charged, clock
+      SELECT $29::text, $30::text, $31::text, $32::jsonb, $33::int, $15::timestamp(3),
+             charged.at + make_interval(secs => $38::int / 1000.0)
+      FROM charged
       RETURNING id),
     hold AS (
       INSERT INTO credit_holds (id, workspace_id, job_id, amount, period, created_at)
-      SELECT 'hold_' || j.id, j.workspace_id, j.id, j.credits, clock.period, clock.at FROM j, charged, clock)
+      SELECT 'hold_' || $2::text, $1::text, $2::text, $14::int, charged.period, charged.at FROM charged)
     SELECT CASE
              WHEN NOT key_ok.ok THEN 'key_changed'
              WHEN EXISTS (SELECT 1 FROM charged) THEN 'held'
              WHEN w.id IS NULL THEN 'missing'
-             WHEN w.credits_available < j.credits THEN 'insufficient_credits'
+             WHEN w.credits_available < $14::int THEN 'insufficient_credits'
              WHEN w.spending_cap IS NOT NULL AND
                   CASE WHEN w.spend_period = (SELECT period FROM clock) THEN w.spend_period_used ELSE 0 END
-                    + j.credits > w.spending_cap THEN 'spending_cap'
+                    + $14::int > w.spending_cap THEN 'spending_cap'
              ELSE 'undecided' END AS answer,
            (SELECT id FROM stage) AS stage_row_id,
            (SELECT pg_notify($39::text, $34::text)::text FROM charged, owed WHERE owed.owed) AS notified
-    FROM j CROSS JOIN key_ok LEFT JOIN workspaces w ON w.id = j.workspace_id`,
+    FROM key_ok LEFT JOIN workspaces w ON w.id = $1::text`,
 }
 
 /** `submit_jobs`' parameters for a group of jobs of one workspace (SUBMIT_ONE takes the same, for a group of one). */
@@ -226,7 +218,17 @@ function submitJobsValues(group: SubmissionRows[]): unknown[] {
  */
 const RETIRED = new Set([18, 20])
 
-const submitOneValues = (g: SubmissionRows): unknown[] => submitJobsValues([g]).filter((_, i) => !RETIRED.has(i))
+/**
+ * SUBMIT_ONE's positions (after RETIRED) of `submit_jobs`' per-job arrays, which it takes as their one element: the
+ * job's columns, key and event id ($2-$19), the stage's and the fan-out's job key, payload and priority. The files'
+ * arrays stay arrays (a job has one or more files).
+ */
+const ONE_JOB_SCALARS = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 30, 31, 32, 35, 36])
+
+const submitOneValues = (g: SubmissionRows): unknown[] =>
+  submitJobsValues([g])
+    .filter((_, i) => !RETIRED.has(i))
+    .map((v, i) => (ONE_JOB_SCALARS.has(i) ? (v as unknown[])[0] : v))
 
 const SUBMIT_JOBS_PARAMETERS = Array.from({ length: 42 }, (_, i) => `$${i + 1}`).join(', ')
 
