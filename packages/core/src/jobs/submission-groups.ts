@@ -83,8 +83,10 @@ class SubmissionGroups {
  * row), the first stage's outbox row and the hold (which records the reservation: no `reserve` entry,
  * migration `*_reserve_recorded_by_hold`). Nothing is written otherwise, so a refusal needs no clean-up. It takes
  * `submit_jobs`' parameters for a group of one, without the retired ones and each job's one-element array as its
- * element (submitOneValues), used where they are needed: a CTE of the job's values joined into every insert cost
- * about 14% of PostgreSQL's CPU per submission at one connection (bench/README.md, 2026-11-30). No `source` stage run:
+ * element (submitOneValues), used where they are needed. Both outbox rows (the first stage's, and the fan-out's when
+ * owed) go in one INSERT. At one connection each submission pays the statement's fixed costs alone, so its plan is
+ * kept small: a CTE of the job's values joined into every insert cost about 14% of PostgreSQL's CPU per submission,
+ * a second insert into the outbox about 12% (bench/README.md, 2026-11-30). No `source` stage run:
  * that stage ends as the job is created, and its event says so (migration `*_source_stage_not_recorded`). The answer
  * is `submit_jobs`' own, or `undecided`: refused, yet the statement's snapshot shows enough credits (another
  * transaction changed the balance meanwhile).
@@ -133,16 +135,15 @@ const SUBMIT_ONE = {
       SELECT $19::text, $1::text, $2::text, 'stage.exited', 'source', 'exited', '{}'::jsonb, $15::timestamp(3),
              CASE WHEN owed.owed THEN NULL ELSE $15::timestamp(3) END
       FROM charged, owed),
-    fanout AS (
-      INSERT INTO outbox (queue, name, job_key, payload, created_at)
-      SELECT $34::text, $35::text, $36::text, $37::jsonb, $15::timestamp(3)
-      FROM charged, owed WHERE owed.owed),
-    stage AS (
+    queued_work AS (
       INSERT INTO outbox (queue, name, job_key, payload, priority, created_at, dispatch_after)
       SELECT $29::text, $30::text, $31::text, $32::jsonb, $33::int, $15::timestamp(3),
              charged.at + make_interval(secs => $38::int / 1000.0)
       FROM charged
-      RETURNING id),
+      UNION ALL
+      SELECT $34::text, $35::text, $36::text, $37::jsonb, NULL, $15::timestamp(3), NULL
+      FROM charged, owed WHERE owed.owed
+      RETURNING id, queue),
     hold AS (
       INSERT INTO credit_holds (id, workspace_id, job_id, amount, period, created_at)
       SELECT 'hold_' || $2::text, $1::text, $2::text, $14::int, charged.period, charged.at FROM charged)
@@ -155,7 +156,7 @@ const SUBMIT_ONE = {
                   CASE WHEN w.spend_period = (SELECT period FROM clock) THEN w.spend_period_used ELSE 0 END
                     + $14::int > w.spending_cap THEN 'spending_cap'
              ELSE 'undecided' END AS answer,
-           (SELECT id FROM stage) AS stage_row_id,
+           (SELECT id FROM queued_work WHERE queue = $29::text) AS stage_row_id,
            (SELECT pg_notify($39::text, $34::text)::text FROM charged, owed WHERE owed.owed) AS notified
     FROM key_ok LEFT JOIN workspaces w ON w.id = $1::text`,
 }
