@@ -55,7 +55,7 @@ class SubmissionGroups {
   private async writeAlone(g: SubmissionRows): Promise<Submitted> {
     const [row] = await directQuery<{ answer: unknown; stage_row_id: string | null }>(this.db, {
       ...SUBMIT_ONE,
-      values: submitOneValues(g),
+      values: submissionValues([g], 'one'),
     })
     if (row?.answer === 'undecided') return (await this.write([g]))[0]!
     if (!isAnswer(row?.answer)) throw new Error('submit one: bad answer')
@@ -67,7 +67,7 @@ class SubmissionGroups {
     const rows = await directQuery<{ answer: unknown; stage_row_id: string | null }>(this.db, {
       name: 'submit_jobs',
       text: `SELECT answer, stage_row_id FROM submit_jobs(${SUBMIT_JOBS_PARAMETERS})`,
-      values: submitJobsValues(group),
+      values: submissionValues(group, 'group'),
     })
     if (rows.length !== group.length || !rows.every((r) => isAnswer(r.answer)))
       throw new Error('submit_jobs: bad answer')
@@ -82,8 +82,8 @@ class SubmissionGroups {
  * the `stage.exited` event of `source` (fanned out already unless the workspace has a webhook, then with its fan-out
  * row), the first stage's outbox row and the hold (which records the reservation: no `reserve` entry,
  * migration `*_reserve_recorded_by_hold`). Nothing is written otherwise, so a refusal needs no clean-up. It takes
- * `submit_jobs`' parameters for a group of one, without the retired ones and each job's one-element array as its
- * element (submitOneValues), used where they are needed. Both outbox rows (the first stage's, and the fan-out's when
+ * `submit_jobs`' parameters in their order, each per-job value as itself and without the retired ones
+ * (submissionValues, `'one'`), used where they are needed. Both outbox rows (the first stage's, and the fan-out's when
  * owed) go in one INSERT. At one connection each submission pays the statement's fixed costs alone, so its plan is
  * kept small: a CTE of the job's values joined into every insert cost about 14% of PostgreSQL's CPU per submission,
  * a second insert into the outbox about 12% (bench/README.md, 2026-11-30). No `source` stage run:
@@ -161,34 +161,42 @@ const SUBMIT_ONE = {
     FROM key_ok LEFT JOIN workspaces w ON w.id = $1::text`,
 }
 
-/** `submit_jobs`' parameters for a group of jobs of one workspace (SUBMIT_ONE takes the same, for a group of one). */
-function submitJobsValues(group: SubmissionRows[]): unknown[] {
-  const jobs = group.map((g) => g.job)
+/**
+ * `submit_jobs`' parameters for jobs of one workspace (`'group'`), or SUBMIT_ONE's for one job (`'one'`): the same
+ * values in the same order, except that SUBMIT_ONE takes each per-job value as itself rather than in an array, and
+ * has no place for `submit_jobs`' retired parameters. A job's files stay arrays either way (a job has one or more).
+ */
+function submissionValues(group: SubmissionRows[], shape: 'group' | 'one'): unknown[] {
+  const one = shape === 'one'
+  // A per-job value: the column of every job's, or the only job's value itself.
+  const perJob = <T>(of: (g: SubmissionRows) => T): T | T[] => (one ? of(group[0]!) : group.map(of))
+  // `p_run_ids` and `p_entry_ids` (migrations `*_source_stage_not_recorded`, `*_reserve_recorded_by_hold`).
+  const retired = one ? [] : [group.map(() => null)]
   const files = group.flatMap((g, i) => g.files.map((file) => ({ file, job: i + 1 })))
   const { stage, fanout } = group[0]!
   return [
-    jobs[0]!.workspaceId,
-    jobs.map((j) => j.id),
-    jobs.map((j) => j.pipelineId),
-    jobs.map((j) => j.pipelineVersion),
-    group.map((g) => g.definitionJson),
-    jobs.map((j) => j.priority),
-    jobs.map((j) => j.executionMode),
-    jobs.map((j) => j.environment),
-    jobs.map((j) => j.sourceTag),
-    jobs.map((j) => j.clientReferenceId),
-    jobs.map((j) => j.schemaId),
-    jobs.map((j) => (j.metadata === null ? null : JSON.stringify(j.metadata))),
-    jobs.map((j) => j.pageCount),
-    jobs.map((j) => j.creditsReserved),
+    group[0]!.job.workspaceId,
+    perJob((g) => g.job.id),
+    perJob((g) => g.job.pipelineId),
+    perJob((g) => g.job.pipelineVersion),
+    perJob((g) => g.definitionJson),
+    perJob((g) => g.job.priority),
+    perJob((g) => g.job.executionMode),
+    perJob((g) => g.job.environment),
+    perJob((g) => g.job.sourceTag),
+    perJob((g) => g.job.clientReferenceId),
+    perJob((g) => g.job.schemaId),
+    perJob((g) => (g.job.metadata === null ? null : JSON.stringify(g.job.metadata))),
+    perJob((g) => g.job.pageCount),
+    perJob((g) => g.job.creditsReserved),
     // Timestamps are UTC wall-clock values in `timestamp` columns (the zone of the ISO string is ignored).
-    jobs.map((j) => j.createdAt.toISOString()),
-    jobs.map((j) => j.waitForReview),
-    group.map((g) => g.confirmKey?.keyHash ?? null),
-    group.map((g) => g.confirmKey?.fingerprint ?? null),
-    group.map(() => null), // p_run_ids, retired
-    group.map((g) => g.event.id),
-    group.map(() => null), // p_entry_ids, retired
+    perJob((g) => g.job.createdAt.toISOString()),
+    perJob((g) => g.job.waitForReview),
+    perJob((g) => g.confirmKey?.keyHash ?? null),
+    perJob((g) => g.confirmKey?.fingerprint ?? null),
+    ...retired,
+    perJob((g) => g.event.id),
+    ...retired,
     files.map((f) => f.job),
     files.map((f) => f.file.id),
     files.map((f) => f.file.position),
@@ -200,36 +208,18 @@ function submitJobsValues(group: SubmissionRows[]): unknown[] {
     files.map((f) => f.file.blobKey),
     stage.queue,
     stage.name,
-    group.map((g) => g.stage.job_key),
-    group.map((g) => JSON.stringify(g.stage.payload)),
-    group.map((g) => g.stage.priority),
+    perJob((g) => g.stage.job_key),
+    perJob((g) => JSON.stringify(g.stage.payload)),
+    perJob((g) => g.stage.priority),
     fanout.queue,
     fanout.name,
-    group.map((g) => g.fanout.job_key),
-    group.map((g) => JSON.stringify(g.fanout.payload)),
+    perJob((g) => g.fanout.job_key),
+    perJob((g) => JSON.stringify(g.fanout.payload)),
     DIRECT_DISPATCH_GRACE_MS,
     OUTBOX_CHANNEL,
     PLATFORM_PARSE_PIPELINE_ID,
   ]
 }
-
-/**
- * The positions of `submit_jobs`' retired parameters, `p_run_ids` and `p_entry_ids` (migrations
- * `*_source_stage_not_recorded`, `*_reserve_recorded_by_hold`); SUBMIT_ONE takes the others.
- */
-const RETIRED = new Set([18, 20])
-
-/**
- * SUBMIT_ONE's positions (after RETIRED) of `submit_jobs`' per-job arrays, which it takes as their one element: the
- * job's columns, key and event id ($2-$19), the stage's and the fan-out's job key, payload and priority. The files'
- * arrays stay arrays (a job has one or more files).
- */
-const ONE_JOB_SCALARS = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 30, 31, 32, 35, 36])
-
-const submitOneValues = (g: SubmissionRows): unknown[] =>
-  submitJobsValues([g])
-    .filter((_, i) => !RETIRED.has(i))
-    .map((v, i) => (ONE_JOB_SCALARS.has(i) ? (v as unknown[])[0] : v))
 
 const SUBMIT_JOBS_PARAMETERS = Array.from({ length: 42 }, (_, i) => `$${i + 1}`).join(', ')
 
