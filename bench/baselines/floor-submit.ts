@@ -8,8 +8,9 @@
 // conditional UPDATE of the balance and, only when that held, writes the job row (its file, pages and reservation in
 // it), the `source.exited` event the spec fires at submission, and the outbox row that keeps the job when Redis is
 // down (DESIGN: a Redis outage delays work, it never loses a job or an event); then the answer, and one BullMQ job in
-// the next turn of the event loop (its id the job's, so a relay sending the outbox row again adds nothing). Left out as Quire's own choices, not the spec's: the
-// stage-run record, the ledger's hold and double-entry row, the key checked before the body is read. Tables of its own.
+// the next turn of the event loop (its id the job's, so a relay sending the outbox row again adds nothing). Left out
+// as Quire's own choices, not the spec's: the stage-run record, the ledger's hold and double-entry row, the key
+// checked before the body is read. Tables of its own.
 // Env: DATABASE_URL, REDIS_URL, BENCH_PORT, BENCH_UPLOAD_DIR, QUIRE_QUEUE_PREFIX; BENCH_FLOOR_KEY (the key it accepts).
 import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
