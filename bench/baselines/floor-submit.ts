@@ -8,9 +8,11 @@
 // conditional UPDATE of the balance and, only when that held, writes the job row (its file, pages and reservation in
 // it), the `source.exited` event the spec fires at submission, and the outbox row that keeps the job when Redis is
 // down (DESIGN: a Redis outage delays work, it never loses a job or an event); then the answer, and one BullMQ job in
-// the next turn of the event loop (its id the job's, so a relay sending the outbox row again adds nothing). Left out
-// as Quire's own choices, not the spec's: the stage-run record, the ledger's hold and double-entry row, the key
-// checked before the body is read. Tables of its own.
+// the next turn of the event loop (its id the job's, so a relay sending the outbox row again adds nothing while BullMQ
+// holds the job); once added, its outbox row is deleted with the others added in the same 20 ms, so that a relay never
+// sends it again after the job is done. Left out as Quire's own choices, not the spec's: the stage-run record, the
+// ledger's hold and double-entry row, the key checked before the body is read, sent outbox rows kept for a while.
+// Tables of its own.
 // Env: DATABASE_URL, REDIS_URL, BENCH_PORT, BENCH_UPLOAD_DIR, QUIRE_QUEUE_PREFIX; BENCH_FLOOR_KEY (the key it accepts).
 import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
@@ -33,18 +35,42 @@ const SUBMIT = {
     event AS (
       INSERT INTO bench_floor_events (job_id, workspace_id, type) SELECT $2, workspace_id, 'source.exited' FROM job),
     outbox AS (
-      INSERT INTO bench_floor_outbox (job_id) SELECT $2 FROM job)
-    SELECT EXISTS (SELECT 1 FROM caller) AS known, EXISTS (SELECT 1 FROM job) AS created`,
+      INSERT INTO bench_floor_outbox (job_id) SELECT $2 FROM job RETURNING id)
+    SELECT EXISTS (SELECT 1 FROM caller) AS known, (SELECT id FROM outbox) AS outbox_id`,
 }
 
 const keyHash = (key: string) => createHash('sha256').update(key).digest('hex')
+
+// The outbox rows whose BullMQ add succeeded, by job id, deleted together every SENT_WINDOW_MS (Quire's direct
+// dispatch marks its own the same way): a relay re-sends only the rows left, so one that was sent is never added again
+// after its BullMQ job is gone. Deleted rather than marked: keeping sent rows for a while is Quire's choice.
+const SENT_WINDOW_MS = 20
+const outboxIds = new Map<string, string>()
+let sent: string[] = []
+let sentTimer: NodeJS.Timeout | null = null
+let floorPool: import('pg').Pool
 
 await serveBareSubmit({
   queueName: 'bench-floor-submit',
   keepHead: true,
   writeMovesFile: true,
   addAfterAnswer: true,
+  onAdded(jobId) {
+    const id = outboxIds.get(jobId)
+    if (id === undefined) return
+    outboxIds.delete(jobId)
+    sent.push(id)
+    if (sentTimer === null)
+      sentTimer = setTimeout(() => {
+        sentTimer = null
+        const ids = sent
+        sent = []
+        // A failed delete leaves the rows to the relay, which adds them again under the same job ids.
+        floorPool.query('DELETE FROM bench_floor_outbox WHERE id = ANY($1::bigint[])', [ids]).catch(() => {})
+      }, SENT_WINDOW_MS)
+  },
   async prepare(pool) {
+    floorPool = pool
     await pool.query(`CREATE TABLE IF NOT EXISTS bench_floor_keys (key_hash text PRIMARY KEY, workspace_id text NOT NULL);
       CREATE TABLE IF NOT EXISTS bench_floor_balances (workspace_id text PRIMARY KEY, available bigint NOT NULL);
       CREATE TABLE IF NOT EXISTS bench_floor_jobs (id text PRIMARY KEY, workspace_id text NOT NULL, status text NOT NULL,
@@ -53,7 +79,7 @@ await serveBareSubmit({
       CREATE TABLE IF NOT EXISTS bench_floor_events (id bigserial PRIMARY KEY, job_id text NOT NULL,
         workspace_id text NOT NULL, type text NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
       CREATE TABLE IF NOT EXISTS bench_floor_outbox (id bigserial PRIMARY KEY, job_id text NOT NULL,
-        created_at timestamptz NOT NULL DEFAULT now(), dispatched_at timestamptz)`)
+        created_at timestamptz NOT NULL DEFAULT now())`)
     await pool.query('INSERT INTO bench_floor_keys VALUES ($1, $2) ON CONFLICT DO NOTHING', [
       keyHash(process.env.BENCH_FLOOR_KEY!),
       'ws_floor',
@@ -66,8 +92,11 @@ await serveBareSubmit({
       const stored = path.join(store, job.id)
       await rename(job.filepath, stored)
       const values = [keyHash(job.apiKey), job.id, job.pages, job.fileName, job.fileType, job.sizeBytes]
-      const [row] = (await pool.query({ ...SUBMIT, values })).rows as [{ known: boolean; created: boolean }]
-      if (row.created) return true
+      const [row] = (await pool.query({ ...SUBMIT, values })).rows as [{ known: boolean; outbox_id: string | null }]
+      if (row.outbox_id !== null) {
+        outboxIds.set(job.id, row.outbox_id)
+        return true
+      }
       await rm(stored)
       return row.known ? false : 'unauthorized'
     }

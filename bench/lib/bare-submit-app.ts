@@ -43,6 +43,8 @@ export async function serveBareSubmit(opts: {
    * next turn, as Quire's direct dispatch does): the row is the guarantee, the add only the fast path.
    */
   addAfterAnswer?: boolean
+  /** Called once the job's BullMQ add has succeeded (with `addAfterAnswer`): the side may then mark its outbox row. */
+  onAdded?: (jobId: string) => void
 }) {
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 })
   const write = await opts.prepare(pool)
@@ -84,7 +86,12 @@ export async function serveBareSubmit(opts: {
       }
       if (opts.addAfterAnswer) {
         // The outbox row committed with the job keeps it if this add never happens, as Quire's direct dispatch.
-        setImmediate(() => void queue.add('job', { id }, { jobId: id, removeOnComplete: true }).catch(() => {}))
+        setImmediate(() =>
+          queue.add('job', { id }, { jobId: id, removeOnComplete: true }).then(
+            () => opts.onAdded?.(id),
+            () => {},
+          ),
+        )
       } else {
         await queue.add('job', { id }, { jobId: id, removeOnComplete: true })
       }
