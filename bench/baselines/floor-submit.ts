@@ -55,10 +55,11 @@ await serveBareSubmit({
   keepHead: true,
   writeMovesFile: true,
   addAfterAnswer: true,
-  onAdded(jobId) {
+  onAddSettled(jobId, added) {
     const id = outboxIds.get(jobId)
-    if (id === undefined) return
     outboxIds.delete(jobId)
+    // Not added: the row stays for the relay.
+    if (!added || id === undefined) return
     sent.push(id)
     if (sentTimer === null)
       sentTimer = setTimeout(() => {

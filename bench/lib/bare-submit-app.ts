@@ -43,8 +43,11 @@ export async function serveBareSubmit(opts: {
    * next turn, as Quire's direct dispatch does): the row is the guarantee, the add only the fast path.
    */
   addAfterAnswer?: boolean
-  /** Called once the job's BullMQ add has succeeded (with `addAfterAnswer`): the side may then mark its outbox row. */
-  onAdded?: (jobId: string) => void
+  /**
+   * Called once the job's BullMQ add is settled (with `addAfterAnswer`): `added`, the side may mark its outbox row as
+   * sent; otherwise the row stays for the relay.
+   */
+  onAddSettled?: (jobId: string, added: boolean) => void
 }) {
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 })
   const write = await opts.prepare(pool)
@@ -88,8 +91,8 @@ export async function serveBareSubmit(opts: {
         // The outbox row committed with the job keeps it if this add never happens, as Quire's direct dispatch.
         setImmediate(() =>
           queue.add('job', { id }, { jobId: id, removeOnComplete: true }).then(
-            () => opts.onAdded?.(id),
-            () => {},
+            () => opts.onAddSettled?.(id, true),
+            () => opts.onAddSettled?.(id, false),
           ),
         )
       } else {
