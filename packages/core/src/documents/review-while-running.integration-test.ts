@@ -27,9 +27,13 @@ const definition = (hold: 'job' | 'document') =>
 
 /**
  * A two-page split job run up to validate and committed there (post_processing queued): page 2 lacks its PO number
- * and is parked. Form B under review.hold "document" waits for review; Form A does not.
+ * and is parked. What the form's profile decides is given as such: Form B's jobs wait for review under review.hold
+ * "document" (`jobWaitsForReview` of its profile in @quire/forms), Form A's do not and hold the job.
  */
-async function jobAfterValidate(form: 'A' | 'B') {
+const FORM_B_CASE = { form: 'B', waitForReview: true, hold: 'document' } as const
+const FORM_A_CASE = { form: 'A', waitForReview: false, hold: 'job' } as const
+
+async function jobAfterValidate({ form, waitForReview, hold }: typeof FORM_A_CASE | typeof FORM_B_CASE) {
   const ws = await createWorkspace({ db, name: `review while running ${form}`, apiForm: form, credits: 10 })
   const { jobId } = await submitTestJob({
     db,
@@ -40,12 +44,12 @@ async function jobAfterValidate(form: 'A' | 'B') {
       ['PURCHASE ORDER', 'PO Number: PO-100', 'Buyer: Contoso Ltd'],
       ['PURCHASE ORDER', 'Buyer: Fabrikam Inc', 'Delivery: next week'],
     ],
-    options: { waitForReview: form === 'B' },
+    options: { waitForReview },
   })
   const job = await db.job.findUniqueOrThrow({ where: { id: jobId } })
   await db.job.update({
     where: { id: jobId },
-    data: { definition: { ...(job.definition as object), ...definition(form === 'B' ? 'document' : 'job') } },
+    data: { definition: { ...(job.definition as object), ...definition(hold) } },
   })
   await runStages({ db, blobs, ocr }, { jobId, stage: 'initialization', serves: (s) => s !== 'post_processing' })
   const parked = await db.document.findFirstOrThrow({ where: { jobId, status: 'in_review' } })
@@ -94,7 +98,7 @@ const deliveredFile = async (jobId: string) =>
 
 describe('a review decision while the job still runs its stages (real PostgreSQL, real stages)', () => {
   it('rule: a decision on a parked document of a processing job is taken and kept; the job runs the stages again for it and finishes completed, settled once, one job.finished', async () => {
-    const { workspaceId, jobId, parkedId } = await jobAfterValidate('B')
+    const { workspaceId, jobId, parkedId } = await jobAfterValidate(FORM_B_CASE)
     await runDeciding(jobId, () => review(workspaceId, parkedId, 'approve', 'PO-200'))
     // The stages' checkpoint did not write the parked document back over the decision.
     const decided = await db.document.findUniqueOrThrow({ where: { id: parkedId } })
@@ -122,7 +126,7 @@ describe('a review decision while the job still runs its stages (real PostgreSQL
   }, 60_000)
 
   it('rule: a decision that keeps the document parked (escalate) while the job is processing is kept; the job reads partial, and the last decision finishes it once', async () => {
-    const { workspaceId, jobId, parkedId } = await jobAfterValidate('B')
+    const { workspaceId, jobId, parkedId } = await jobAfterValidate(FORM_B_CASE)
     await runDeciding(jobId, () => review(workspaceId, parkedId, 'escalate'))
     expect((await db.document.findUniqueOrThrow({ where: { id: parkedId } })).status).toBe('escalated')
     expect((await state(jobId)).job.status).toBe('partial')
@@ -136,7 +140,7 @@ describe('a review decision while the job still runs its stages (real PostgreSQL
   }, 60_000)
 
   it('rule: a Form A decision taken while its job runs its later stages is not written over by them', async () => {
-    const { workspaceId, jobId, parkedId } = await jobAfterValidate('A')
+    const { workspaceId, jobId, parkedId } = await jobAfterValidate(FORM_A_CASE)
     await runDeciding(jobId, () => review(workspaceId, parkedId, 'reject', 'PO-300'))
     const s = await state(jobId)
     expect(s.job.status).toBe('completed')
