@@ -11,8 +11,10 @@ import pg from 'pg'
 import { serveUploadApp } from './upload-app.ts'
 
 /**
- * What a side writes for one submission: true when written; false when the balance refused it (answered 402);
- * `unauthorized` when the side checks the key (`apiKey`, the X-API-Key header) and it is unknown (answered 401).
+ * What a side writes for one submission: true when written; false when the balance refused it (answered 402). A
+ * side that checks the key (`apiKey`, the X-API-Key header) and selects the pipeline answers the spec's refusals too:
+ * `unauthorized` (unknown key, 401), `insufficient_scope` (no `jobs:write`, 403), `not_published` (the selected
+ * pipeline has no published version, 400), `not_accepted` (the type or size the pipeline does not take, 422).
  */
 export type SubmitWrite = (
   pool: pg.Pool,
@@ -25,7 +27,15 @@ export type SubmitWrite = (
     filepath: string
     apiKey: string
   },
-) => Promise<boolean | 'unauthorized'>
+) => Promise<boolean | SubmitRefusal>
+
+type SubmitRefusal = 'unauthorized' | 'insufficient_scope' | 'not_published' | 'not_accepted'
+const REFUSAL_STATUS: Record<SubmitRefusal, number> = {
+  unauthorized: 401,
+  insufficient_scope: 403,
+  not_published: 400,
+  not_accepted: 422,
+}
 
 /** Serves the bare submit app until SIGTERM or SIGINT; `prepare` runs once on the pool before it listens. */
 export async function serveBareSubmit(opts: {
@@ -48,6 +58,8 @@ export async function serveBareSubmit(opts: {
    * sent; otherwise the row stays for the relay.
    */
   onAddSettled?: (jobId: string, added: boolean) => void
+  /** The 202's body (default: the job's id, status and pages); the floor answers the spec's submit-response. */
+  answer?: (job: { id: string; pages: number; submittedAt: Date }) => unknown
 }) {
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 })
   const write = await opts.prepare(pool)
@@ -73,6 +85,7 @@ export async function serveBareSubmit(opts: {
         file.head && { head: file.head, sizeBytes: file.size },
       )
       const id = `job_${randomBytes(12).toString('hex')}`
+      const submittedAt = new Date()
       const written = await write(pool, {
         id,
         pages,
@@ -84,7 +97,7 @@ export async function serveBareSubmit(opts: {
       })
       file.moved = opts.writeMovesFile
       if (written !== true) {
-        ctx.status = written === 'unauthorized' ? 401 : 402
+        ctx.status = written === false ? 402 : REFUSAL_STATUS[written]
         return
       }
       if (opts.addAfterAnswer) {
@@ -99,7 +112,7 @@ export async function serveBareSubmit(opts: {
         await queue.add('job', { id }, { jobId: id, removeOnComplete: true })
       }
       ctx.status = 202
-      ctx.body = { job_id: id, status: 'queued', pages }
+      ctx.body = opts.answer ? opts.answer({ id, pages, submittedAt }) : { job_id: id, status: 'queued', pages }
     },
     async close() {
       await queue.obliterate({ force: true }).catch(() => {})
