@@ -73,7 +73,12 @@ await scenario('kill -9 API', async (ctx) => {
   const planted = plantUncommittedFile(blobDir)
   const unowned = async () => {
     const keys = new Set(
-      (await stack.query<{ blob_key: string }>('SELECT blob_key FROM job_files')).map((r) => r.blob_key),
+      // A job's files: its job_files rows, or the one a lone submission keeps in the job row.
+      (
+        await stack.query<{ blob_key: string }>(
+          'SELECT blob_key FROM job_files UNION ALL SELECT blob_key FROM jobs WHERE blob_key IS NOT NULL',
+        )
+      ).map((r) => r.blob_key),
     )
     return filesUnder(blobDir).filter((f) => !keys.has(path.relative(blobDir, f)))
   }

@@ -1,7 +1,8 @@
 // A reference for the submit scenario, not its baseline: the bare app (bench/baselines/bare-submit.ts) writing, in
-// place of its one INSERT and one UPDATE, the rows a Quire submission commits — the job, its file, the
-// `stage.exited` event of `source`, the first stage's outbox row, the credit hold (which records the reservation)
-// and the workspace's balance UPDATE — into Quire's own tables (their indexes, foreign keys and checks), as one plain
+// place of its one INSERT and one UPDATE, the rows a Quire submission commits — the job (with its one file and the
+// credit hold that records the reservation in its own columns, as a lone submission keeps them), the `stage.exited`
+// event of `source`, the first stage's outbox row and the workspace's balance UPDATE — into Quire's own tables (their
+// indexes, foreign keys and checks), as one plain
 // statement of data-modifying CTEs with typed parameters: no PL/pgSQL, no JSON rows, no advisory lock, no spending
 // cap, no API key. The outbox row is written as sent (the app adds the BullMQ job itself, and no relay may send it
 // again), and a refused charge would leave the rows in place (the reference's workspace never runs short). It is the
@@ -17,22 +18,17 @@ const ROWS = {
   name: 'bench_rows_submit',
   text: `WITH job AS (
       INSERT INTO jobs (id, workspace_id, pipeline_id, pipeline_version, definition, status, stage_now, priority,
-                        execution_mode, environment, page_count, credits_reserved, created_at, wait_for_review)
+                        execution_mode, environment, page_count, credits_reserved, created_at, wait_for_review,
+                        file_name, file_type, mime_type, size_bytes, blob_key, hold_period)
       VALUES ($1, $2, 'parse', 1, $3::jsonb, 'queued', 'initialization', 'standard', 'async', 'production', $4, $4,
-              $5, false)),
-    file AS (
-      INSERT INTO job_files (id, job_id, position, file_name, file_type, mime_type, size_bytes, page_count, blob_key)
-      VALUES ($6, $1, 0, $7, 'pdf', 'application/pdf', $8, $4, $9)),
+              $5::timestamp, false, $6, 'pdf', 'application/pdf', $7, $8, date_trunc('month', $5::timestamp)::date)),
     event AS (
       INSERT INTO events (id, workspace_id, job_id, type, stage, transition, created_at, fanned_out_at)
-      VALUES ($10, $2, $1, 'stage.exited', 'source', 'exited', $5, $5)),
+      VALUES ($9, $2, $1, 'stage.exited', 'source', 'exited', $5, $5)),
     outbox AS (
       INSERT INTO outbox (queue, name, job_key, payload, created_at, dispatched_at)
       VALUES ('stage', 'initialization', $1 || ':initialization', jsonb_build_object('jobId', $1::text), $5, $5)
       RETURNING id),
-    hold AS (
-      INSERT INTO credit_holds (id, workspace_id, job_id, amount, period, created_at)
-      VALUES ('hold_' || $1, $2, $1, $4, date_trunc('month', $5)::date, $5)),
     charged AS (
       UPDATE workspaces SET credits_available = credits_available - $4, credits_reserved = credits_reserved + $4
       WHERE id = $2 AND credits_available >= $4
@@ -68,7 +64,6 @@ await serveBareSubmit({
         definition,
         job.pages,
         new Date().toISOString(),
-        newId('file'),
         job.fileName,
         job.sizeBytes,
         `${workspaceId}/${job.id.slice(-2)}/${job.id}-0`,

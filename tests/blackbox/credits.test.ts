@@ -214,15 +214,22 @@ describe('a stage worker killed in the middle of settling', () => {
     const observer = new pg.Client({ connectionString: stack.env.DATABASE_URL })
     await Promise.all([client.connect(), observer.connect()])
     try {
-      // Hold the job's hold row locked, so that the destination stage's settlement blocks inside its transaction. The
-      // stage worker is stopped until the lock is held: a one-page job can otherwise settle before the test locks.
+      // Hold the job's workspace row locked against updates, so that the destination stage's settlement blocks inside
+      // its transaction, after its hold has left the job row for credit_holds (nothing else of a job's run updates the
+      // workspace). The stage worker is stopped until the lock is held: a one-page job can otherwise settle before.
       await stack.kill('stage-worker', 'SIGTERM')
       const submit = await submitB(key, pipelineId)
       expect(submit.status).toBe(202)
       const jobId = submit.body[0].job_id as string
       await client.query('BEGIN')
-      const locked = await client.query(`SELECT status FROM credit_holds WHERE job_id = $1 FOR UPDATE`, [jobId])
-      expect(locked.rows).toEqual([{ status: 'pending' }])
+      const locked = await client.query(
+        `SELECT w.id FROM workspaces w JOIN jobs j ON j.workspace_id = w.id WHERE j.id = $1 FOR NO KEY UPDATE OF w`,
+        [jobId],
+      )
+      expect(locked.rows).toHaveLength(1)
+      expect((await client.query(`SELECT status FROM ledger_holds WHERE job_id = $1`, [jobId])).rows).toEqual([
+        { status: 'pending' },
+      ])
       const { rows: me } = await client.query('SELECT pg_backend_pid() AS pid')
       await stack.start('stage-worker')
 
@@ -250,7 +257,7 @@ describe('a stage worker killed in the middle of settling', () => {
         30_000,
         100,
       )
-      expect((await client.query(`SELECT status FROM credit_holds WHERE job_id = $1`, [jobId])).rows).toEqual([
+      expect((await client.query(`SELECT status FROM ledger_holds WHERE job_id = $1`, [jobId])).rows).toEqual([
         { status: 'pending' },
       ])
       expect((await ledger(key, `&job_id=${jobId}`)).map((e) => e.kind)).toEqual(['reserve'])

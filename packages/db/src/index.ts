@@ -198,7 +198,7 @@ export type {
 export type { RawSql } from './direct-sql.ts'
 export { GroupCommit } from './group-commit.ts'
 export type { GroupWriter } from './group-commit.ts'
-export { KEYSET_ORDER, KEYSET_ORDER_ASC, keysetAfter, keysetPage } from './keyset.ts'
+export { KEYSET_ORDER, KEYSET_ORDER_ASC, keysetAfter, keysetPage, keysetPosition } from './keyset.ts'
 export type { KeysetDirection, KeysetRow } from './keyset.ts'
 export { applyMigrations, readMigrations } from './migrate/apply-migrations.ts'
 export type { ApplyMigrationsOptions, ApplyMigrationsResult, Migration } from './migrate/apply-migrations.ts'

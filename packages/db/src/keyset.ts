@@ -32,6 +32,11 @@ export function keysetAfter(cursor: string | undefined, direction: KeysetDirecti
   return { OR: [{ createdAt: { [op]: p.createdAt } }, { createdAt: p.createdAt, id: { [op]: p.id } }] }
 }
 
+/** The position a cursor names, for a query written in SQL (`(created_at, id) < (…)`); null without a cursor. */
+export function keysetPosition(cursor: string | undefined): KeysetRow | null {
+  return cursor ? decode(cursor) : null
+}
+
 /** Cuts `limit + 1` fetched rows to a page and names the next position. */
 export function keysetPage<T extends KeysetRow>(rows: T[], limit: number) {
   const hasMore = rows.length > limit

@@ -22,7 +22,7 @@ export async function expireOrphanedHolds(db: Db, opts: ExpireHoldsOptions = {})
   const minAgeMs = opts.minAgeMs ?? 60_000
   const ws = opts.workspaceId ?? null
   const candidates = await db.$queryRaw<{ job_id: string }[]>`
-    SELECT h.job_id FROM credit_holds h
+    SELECT h.job_id FROM ledger_holds h
     LEFT JOIN jobs j ON j.id = h.job_id
     WHERE h.status = 'pending'
       AND h.created_at <= (clock_timestamp() AT TIME ZONE 'UTC') - make_interval(secs => ${minAgeMs}::int / 1000.0)

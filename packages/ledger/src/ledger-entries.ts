@@ -1,4 +1,4 @@
-import { KEYSET_ORDER, keysetAfter, keysetPage, type Db } from '@quire/db'
+import { type Db, KEYSET_ORDER, type KeysetRow, keysetAfter, keysetPage, keysetPosition } from '@quire/db'
 import { ENTRY_ACCOUNTS, type LedgerAccount, type LedgerEntryKind } from './ledger.ts'
 
 export type LedgerEntryView = {
@@ -50,22 +50,16 @@ export async function listLedgerEntries(
           orderBy: KEYSET_ORDER,
           take: opts.limit + 1,
         }),
-    opts.kind && opts.kind !== 'reserve'
-      ? []
-      : db.creditHold.findMany({
-          where: { workspaceId: opts.workspaceId, ...job, amount: { gt: 0 }, ...after },
-          orderBy: KEYSET_ORDER,
-          take: opts.limit + 1,
-        }),
+    opts.kind && opts.kind !== 'reserve' ? [] : holdsFrom(db, { ...opts, position: keysetPosition(opts.cursor) }),
   ])
   const reserves: Row[] = holds.map((h) => ({
     id: h.id,
-    jobId: h.jobId,
+    jobId: h.job_id,
     kind: 'reserve',
     amount: h.amount,
     debitAccount: ENTRY_ACCOUNTS.reserve.debit,
     creditAccount: ENTRY_ACCOUNTS.reserve.credit,
-    createdAt: h.createdAt,
+    createdAt: h.created_at,
   }))
   const { page, hasMore, nextCursor } = keysetPage([...entries, ...reserves].sort(newestFirst), opts.limit)
   return {
@@ -81,6 +75,24 @@ export async function listLedgerEntries(
     hasMore,
     nextCursor,
   }
+}
+
+/**
+ * A workspace's holds of a positive amount from a position on, in KEYSET_ORDER: read from `ledger_holds`, the table's
+ * and those still kept in their job's row (migration `*_lone_job_file_and_hold_in_job_row`), as one.
+ */
+function holdsFrom(
+  db: Db,
+  opts: { workspaceId: string; limit: number; jobId?: string; position: KeysetRow | null },
+): Promise<{ id: string; job_id: string; amount: number; created_at: Date }[]> {
+  // An ISO string: a `timestamp` column holds UTC wall-clock time, and the string's zone is ignored by the cast.
+  const at = opts.position?.createdAt.toISOString() ?? null
+  return db.$queryRaw`
+    SELECT id, job_id, amount, created_at FROM ledger_holds
+    WHERE workspace_id = ${opts.workspaceId} AND amount > 0 AND (${opts.jobId ?? null}::text IS NULL OR job_id = ${opts.jobId ?? null}::text)
+      AND (${at}::timestamp(3) IS NULL OR (created_at, id) < (${at}::timestamp(3), ${opts.position?.id ?? null}::text))
+    ORDER BY created_at DESC, id DESC
+    LIMIT ${opts.limit + 1}`
 }
 
 /**

@@ -98,7 +98,7 @@ async function explainRefusal(
            CASE WHEN w.spend_period = date_trunc('month', COALESCE(${opts.now}::timestamptz, now()) AT TIME ZONE 'UTC')::date
                 THEN w.spend_period_used ELSE 0 END AS used,
            h.workspace_id AS hold_ws, h.amount AS hold_amount
-    FROM workspaces w LEFT JOIN credit_holds h ON h.id = ${opts.holdId}
+    FROM workspaces w LEFT JOIN ledger_holds h ON h.id = ${opts.holdId}
     WHERE w.id = ${opts.workspaceId}`
   if (!row) throw new Error(`workspace ${opts.workspaceId} not found`)
   if (row.hold_ws !== null) {
@@ -114,6 +114,15 @@ async function explainRefusal(
 type Resolved = { amount: number; posted: number }
 
 /**
+ * A lone submission keeps its job's pending hold in the job row (migration `*_lone_job_file_and_hold_in_job_row`);
+ * before a hold is resolved it moves into `credit_holds`, where resolved holds are kept. One statement, a no-op for a
+ * hold that is there already; the balances do not change (the same hold, in another place).
+ */
+async function holdToTable(sql: RawSql, jobId: string): Promise<void> {
+  await sql.$executeRaw`SELECT ledger_hold_to_table(${jobId})`
+}
+
+/**
  * Posts a job's hold for what it used, never more than held, and releases the rest: one statement that flips the
  * hold from pending to posted and writes the balances and entries only if the flip happened. A retried stage, a
  * worker that died mid-settlement (its transaction rolled back) or a concurrent settle finds the hold no longer
@@ -124,6 +133,7 @@ export async function settleCredits(
   opts: { jobId: string; used: number },
 ): Promise<{ posted: number } | null> {
   assertAmount(opts.used, 'used')
+  await holdToTable(sql, opts.jobId)
   const rows = await sql.$queryRaw<Resolved[]>`
     WITH h AS (
       UPDATE credit_holds SET status = 'posted', posted = LEAST(${opts.used}::int, amount),
@@ -162,6 +172,7 @@ export async function voidCredits(
 ): Promise<{ released: number } | null> {
   const kind = opts.reason ?? 'void'
   const status = kind === 'void' ? 'voided' : 'expired'
+  await holdToTable(sql, opts.jobId)
   const rows = await sql.$queryRaw<Resolved[]>`
     WITH h AS (
       UPDATE credit_holds SET status = ${status}::"HoldStatus", posted = 0,

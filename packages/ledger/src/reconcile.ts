@@ -66,7 +66,7 @@ async function workspaceDrifts(tx: Tx, ws: string | null): Promise<{ count: numb
       FROM ledger_entries WHERE kind <> 'reserve' AND (${ws}::text IS NULL OR workspace_id = ${ws}::text)
       UNION ALL
       SELECT workspace_id, 'available', 'reserved', amount
-      FROM credit_holds WHERE (${ws}::text IS NULL OR workspace_id = ${ws}::text)
+      FROM ledger_holds WHERE (${ws}::text IS NULL OR workspace_id = ${ws}::text)
     ), e AS (
       SELECT workspace_id,
         SUM(CASE WHEN credit = 'available' THEN amount ELSE 0 END)
@@ -82,7 +82,7 @@ async function workspaceDrifts(tx: Tx, ws: string | null): Promise<{ count: numb
         SUM(h.posted) FILTER (WHERE h.status = 'posted') AS posted,
         SUM(CASE h.status WHEN 'pending' THEN h.amount WHEN 'posted' THEN h.posted ELSE 0 END)
           FILTER (WHERE h.period = w.spend_period) AS period
-      FROM credit_holds h JOIN workspaces w ON w.id = h.workspace_id
+      FROM ledger_holds h JOIN workspaces w ON w.id = h.workspace_id
       WHERE (${ws}::text IS NULL OR h.workspace_id = ${ws}::text) GROUP BY h.workspace_id
     )
     SELECT w.id, w.credits_available, w.credits_reserved, w.credits_spent, w.spend_period_used,
@@ -141,7 +141,7 @@ async function holdAnomalies(tx: Tx, ws: string | null) {
         COALESCE(SUM(e.amount) FILTER (WHERE e.kind = 'expire'), 0)::bigint AS expire,
         COUNT(e.id) FILTER (WHERE e.kind = 'settle')::bigint AS settles,
         COUNT(e.id) FILTER (WHERE e.workspace_id <> h.workspace_id)::bigint AS foreign
-      FROM credit_holds h
+      FROM ledger_holds h
       FULL JOIN (SELECT * FROM ledger_entries WHERE kind <> 'reserve') e ON e.job_id = h.job_id
       WHERE (h.id IS NOT NULL OR e.job_id IS NOT NULL)
         AND (${ws}::text IS NULL OR h.workspace_id = ${ws}::text OR e.workspace_id = ${ws}::text)
@@ -216,7 +216,7 @@ export async function reconcileLedger(db: Db, opts: { workspaceId?: string } = {
       const [entries] = await tx.$queryRaw<{ n: bigint }[]>`
         SELECT (SELECT count(*) FROM ledger_entries
                 WHERE kind <> 'reserve' AND (${ws}::text IS NULL OR workspace_id = ${ws}::text))
-             + (SELECT count(*) FROM credit_holds
+             + (SELECT count(*) FROM ledger_holds
                 WHERE amount > 0 AND (${ws}::text IS NULL OR workspace_id = ${ws}::text)) AS n`
       return {
         workspaces: balances.count,

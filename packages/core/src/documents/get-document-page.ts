@@ -9,6 +9,7 @@ import { isExtractionError, isFileType } from '@quire/extraction'
 import type { BlobStore } from '@quire/storage'
 import { documentNotFound } from './get-document.ts'
 import type { PageRenderer } from './page-renderer.ts'
+import { jobFilesOf } from '../jobs/job-files.ts'
 
 /**
  * Where a file page's image is kept: beside the file, under the file's key with a suffix, so the sweep of files no
@@ -35,7 +36,18 @@ export async function getDocumentPage(opts: {
     select: {
       pages: true,
       filePosition: true,
-      job: { select: { workspaceId: true, files: { select: { position: true, blobKey: true, fileType: true } } } },
+      job: {
+        select: {
+          workspaceId: true,
+          pageCount: true,
+          fileName: true,
+          fileType: true,
+          mimeType: true,
+          sizeBytes: true,
+          blobKey: true,
+          files: true,
+        },
+      },
     },
   })
   if (!d || d.job.workspaceId !== opts.workspaceId) throw await documentNotFound(opts)
@@ -43,7 +55,7 @@ export async function getDocumentPage(opts: {
   if (filePage === undefined) {
     throw new DomainError('not_found', `document ${opts.documentId} has ${d.pages.length} page(s), not ${opts.page}`)
   }
-  const file = d.job.files.find((f) => f.position === d.filePosition)
+  const file = jobFilesOf(d.job).find((f) => f.position === d.filePosition)
   if (!file || !isFileType(file.fileType)) throw new DomainError('not_found', 'the document has no stored file')
   const key = pageImageKey(file.blobKey, filePage)
   const etag = `"${path.basename(key)}"`

@@ -8,6 +8,7 @@ import { createWorkspace } from '../workspaces/workspaces.ts'
 import { getDocumentPage, pageImageKey } from './get-document-page.ts'
 import { listDocuments } from './list-documents.ts'
 import { createPageRenderer, type PageRenderer } from './page-renderer.ts'
+import { jobFilesOf } from '../jobs/job-files.ts'
 
 // The review desk's reads on real PostgreSQL and a real blob store (DESIGN, "Review desk"): the document list in
 // keyset pages, oldest first for review statuses; page images rendered once in a child process and kept.
@@ -74,8 +75,8 @@ describe('getDocumentPage', () => {
     const meta = await sharp(bytes).metadata()
     expect(meta.format).toBe('png')
     expect(Math.max(meta.width!, meta.height!)).toBe(2000)
-    const file = await db.jobFile.findFirstOrThrow({ where: { jobId } })
-    const key = pageImageKey(file.blobKey, 2)
+    const [file] = jobFilesOf(await db.job.findUniqueOrThrow({ where: { id: jobId }, include: { files: true } }))
+    const key = pageImageKey(file!.blobKey, 2)
     expect(await blobs.exists(key)).toBe(true)
     expect(jobIdOfBlobKey(key)).toBe(jobId)
     // Kept: the second read streams the stored image, whatever the renderer would do.
@@ -104,8 +105,8 @@ describe('getDocumentPage', () => {
   it('a render past its time ends its child process and fails the request (a slow page never holds the renderer)', async () => {
     const ws = await createWorkspace({ db, name: 'desk slow', apiForm: 'B', credits: 100 })
     const { jobId } = await jobWithDocument(ws.id, 'in_review')
-    const file = await db.jobFile.findFirstOrThrow({ where: { jobId } })
-    const local = await blobs.localPath(file.blobKey)
+    const [file] = jobFilesOf(await db.job.findUniqueOrThrow({ where: { id: jobId }, include: { files: true } }))
+    const local = await blobs.localPath(file!.blobKey)
     const hasty = createPageRenderer({ timeoutMs: 1 })
     try {
       await expect(hasty.render(local, 'pdf', 1)).rejects.toThrow(/exited \(SIGKILL\)/)

@@ -68,7 +68,9 @@ async function partialJob() {
 const state = async (jobId: string) => {
   const job = await db.job.findUniqueOrThrow({ where: { id: jobId } })
   const finished = await db.event.count({ where: { jobId, type: 'job.finished' } })
-  const hold = await db.creditHold.findUnique({ where: { jobId } })
+  // As the ledger reads it: a lone submission's pending hold is kept in its job row until it is resolved.
+  const [hold] = await db.$queryRaw<{ status: string; amount: number; posted: number | null }[]>`
+    SELECT status::text AS status, amount, posted FROM ledger_holds WHERE job_id = ${jobId}`
   const settles = await db.ledgerEntry.count({ where: { jobId, kind: 'settle' } })
   return { job, finished, hold, settles }
 }

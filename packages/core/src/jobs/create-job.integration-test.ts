@@ -2,7 +2,7 @@ import { readdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { FILE_TYPES, newId } from '@quire/domain'
 import { DIRECT_DISPATCH_GRACE_MS, FANOUT_QUEUE, PRIORITY, jobKeys } from '@quire/queues'
-import { reconcileLedger, reserveCredits } from '@quire/ledger'
+import { listLedgerEntries, reconcileLedger, reserveCredits, settleCredits, voidCredits } from '@quire/ledger'
 import { openStoreFixture, waitFor } from '@quire/testing'
 import { afterAll, describe, expect, it } from 'vitest'
 import {
@@ -23,6 +23,7 @@ import {
 import { createWorkspace } from '../workspaces/workspaces.ts'
 import { INVOICE_LINES, textPdf } from '../../../../tests/fixtures/make-fixtures.ts'
 import { createJob, type JobOptions } from './create-job.ts'
+import { jobFilesOf } from './job-files.ts'
 import { getJob } from './read-jobs.ts'
 import { intakeFile, recordQuarantine } from './inspect-files.ts'
 import { submitTestJob } from './submit-job.test-helper.ts'
@@ -38,15 +39,27 @@ afterAll(fixture.close)
 const submit = (workspaceId: string, options?: Partial<JobOptions>, confirmKey?: KeyState) =>
   submitTestJob({ db, blobs, dir, workspaceId, options, confirmKey })
 
-/** Everything a submission may write for a job. */
+type HoldRow = { id: string; workspaceId: string; jobId: string; amount: number; status: string; period: Date }
+
+/** A workspace's holds as the ledger reads them (`ledger_holds`: the table's and those kept in job rows). */
+const holdsOf = (where: { workspaceId: string } | { jobId: string }) =>
+  db.$queryRaw<HoldRow[]>`
+    SELECT id, workspace_id AS "workspaceId", job_id AS "jobId", amount, status::text AS status, period
+    FROM ledger_holds
+    WHERE workspace_id = ${'workspaceId' in where ? where.workspaceId : null}::text
+       OR job_id = ${'jobId' in where ? where.jobId : null}::text
+    ORDER BY created_at, id`
+
+/** Everything a submission may write for a job: its files and hold wherever they are kept. */
 async function written(jobId: string) {
+  const job = await db.job.findUnique({ where: { id: jobId }, include: { files: true } })
   return {
-    job: await db.job.findUnique({ where: { id: jobId } }),
-    files: await db.jobFile.findMany({ where: { jobId } }),
+    job,
+    files: job ? jobFilesOf(job) : [],
     stageRuns: await db.stageRun.findMany({ where: { jobId } }),
     events: await db.event.findMany({ where: { jobId } }),
     outbox: await db.outboxMessage.findMany({ where: { jobKey: { startsWith: jobId } } }),
-    hold: await db.creditHold.findUnique({ where: { jobId } }),
+    hold: (await holdsOf({ jobId }))[0] ?? null,
   }
 }
 
@@ -105,9 +118,17 @@ describe('createJob', () => {
     expect(graceEnds).toBeLessThanOrEqual(Date.now() + DIRECT_DISPATCH_GRACE_MS + 1000)
     // No webhook in the workspace: the event is stored as fanned out and becomes no queue work.
     expect(w.events[0]!.fannedOutAt).toEqual(w.events[0]!.createdAt)
-    expect(w.hold).toMatchObject({ workspaceId: ws.id, amount: 1, status: 'pending' })
+    expect(w.hold).toMatchObject({ id: `hold_${jobId}`, workspaceId: ws.id, amount: 1, status: 'pending' })
+    // A lone submission of one file keeps the file and the pending hold in the job row (migration
+    // *_lone_job_file_and_hold_in_job_row): no job_files row, no credit_holds row until the hold is resolved.
+    const month = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1))
+    expect(w.job).toMatchObject({ blobKey, fileName: 'invoice.pdf', fileType: 'pdf', holdPeriod: month })
+    expect(w.hold?.period).toEqual(month)
+    expect(await db.jobFile.count({ where: { jobId } })).toBe(0)
+    expect(await db.creditHold.count({ where: { jobId } })).toBe(0)
     const balance = await db.workspace.findUniqueOrThrow({ where: { id: ws.id } })
     expect([balance.creditsAvailable, balance.creditsReserved]).toEqual([9, 1])
+    expect(await reconcileLedger(db, { workspaceId: ws.id })).toMatchObject({ driftCredits: 0, holdAnomalies: [] })
   })
 
   it('no credits, no job: a refused reservation writes nothing and removes the stored file', async () => {
@@ -118,7 +139,7 @@ describe('createJob', () => {
     expect(await db.job.count({ where: { workspaceId: ws.id } })).toBe(0)
     expect(await db.event.count({ where: { workspaceId: ws.id } })).toBe(0)
     expect(await db.outboxMessage.count()).toBe(before)
-    expect(await db.creditHold.count({ where: { workspaceId: ws.id } })).toBe(0)
+    expect(await holdsOf({ workspaceId: ws.id })).toEqual([])
     for (const jobDir of await readdir(path.join(blobDir, ws.id))) {
       expect(await readdir(path.join(blobDir, ws.id, jobDir))).toEqual([])
     }
@@ -152,12 +173,62 @@ describe('createJob', () => {
 })
 
 describe('createJob alone: one plain statement (submission-groups.ts, SUBMIT_ONE)', () => {
+  it("a lone job's hold kept in its row is resolved once under racing settlements and voids, moved into credit_holds, and listed and reconciled throughout", async () => {
+    const ws = await createWorkspace({ db, name: 'hold in the job row', apiForm: 'B', credits: 10 })
+    const { jobId } = await submit(ws.id)
+    expect((await db.job.findUniqueOrThrow({ where: { id: jobId } })).holdPeriod).not.toBeNull()
+    // Pending in the job row: the ledger lists it as the reserve entry, and reconciliation counts it.
+    const listed = await listLedgerEntries(db, { workspaceId: ws.id, limit: 10, jobId })
+    expect(listed.data.map((e) => [e.id, e.kind, e.amount])).toEqual([[`hold_${jobId}`, 'reserve', 1]])
+    expect(await reconcileLedger(db, { workspaceId: ws.id })).toMatchObject({ driftCredits: 0, holdAnomalies: [] })
+    // Three callers resolve it at once: the first to move it out of the row wins; the others find it resolved.
+    const results = await Promise.all([
+      settleCredits(db, { jobId, used: 1 }),
+      voidCredits(db, { jobId }),
+      settleCredits(db, { jobId, used: 1 }),
+    ])
+    expect(results.filter((r) => r !== null)).toHaveLength(1)
+    expect((await db.job.findUniqueOrThrow({ where: { id: jobId } })).holdPeriod).toBeNull()
+    expect(await holdsOf({ jobId })).toEqual([expect.objectContaining({ id: `hold_${jobId}`, amount: 1 })])
+    expect((await holdsOf({ jobId }))[0]!.status).not.toBe('pending')
+    expect(await db.creditHold.count({ where: { jobId } })).toBe(1)
+    const balance = await db.workspace.findUniqueOrThrow({ where: { id: ws.id } })
+    expect(balance.creditsReserved).toBe(0)
+    expect(balance.creditsAvailable + balance.creditsSpent).toBe(10)
+    expect(await reconcileLedger(db, { workspaceId: ws.id })).toMatchObject({ driftCredits: 0, holdAnomalies: [] })
+    const after = await listLedgerEntries(db, { workspaceId: ws.id, limit: 10, jobId })
+    expect(after.data.filter((e) => e.kind === 'reserve').map((e) => e.id)).toEqual([`hold_${jobId}`])
+  })
+
+  it('the ledger lists holds of job rows and of credit_holds as one, newest first, across pages', async () => {
+    const ws = await createWorkspace({ db, name: 'holds listed', apiForm: 'B', credits: 10 })
+    const jobs: string[] = []
+    for (let i = 0; i < 4; i++) jobs.push((await submit(ws.id)).jobId)
+    // Two of them resolved (their holds now credit_holds rows), two still pending in their job rows.
+    await voidCredits(db, { jobId: jobs[0]! })
+    await voidCredits(db, { jobId: jobs[2]! })
+    const seen: string[] = []
+    let cursor: string | undefined
+    do {
+      const page = await listLedgerEntries(db, { workspaceId: ws.id, limit: 1, cursor, kind: 'reserve' })
+      seen.push(...page.data.map((e) => e.job_id!))
+      cursor = page.nextCursor ?? undefined
+    } while (cursor)
+    // KEYSET_ORDER: created_at, then the hold's id, both descending (jobs made in one millisecond tie on the time).
+    const rows = await db.job.findMany({ where: { id: { in: jobs } }, select: { id: true, createdAt: true } })
+    const newestFirst = rows
+      .map((r) => ({ jobId: r.id, at: r.createdAt.getTime(), holdId: `hold_${r.id}` }))
+      .sort((a, b) => b.at - a.at || (a.holdId < b.holdId ? 1 : -1))
+      .map((r) => r.jobId)
+    expect(seen).toEqual(newestFirst)
+  })
+
   it('a job past the spending cap is refused with that reason and writes nothing', async () => {
     const ws = await createWorkspace({ db, name: 'alone cap', apiForm: 'B', credits: 10, spendingCap: 0 })
     const err = await submit(ws.id).catch((e: unknown) => e)
     expect(err).toMatchObject({ code: 'PAYMENT_REQUIRED', message: expect.stringMatching(/spending cap/) })
     expect(await db.job.count({ where: { workspaceId: ws.id } })).toBe(0)
-    expect(await db.creditHold.count({ where: { workspaceId: ws.id } })).toBe(0)
+    expect(await holdsOf({ workspaceId: ws.id })).toEqual([])
     expect(await db.ledgerEntry.count({ where: { workspaceId: ws.id, jobId: { not: null } } })).toBe(0)
     const balance = await db.workspace.findUniqueOrThrow({ where: { id: ws.id } })
     expect([balance.creditsAvailable, balance.creditsReserved]).toEqual([10, 0])
@@ -192,7 +263,7 @@ describe('createJob alone: one plain statement (submission-groups.ts, SUBMIT_ONE
       message: expect.stringMatching(/not enough credits/),
     })
     expect(await db.job.count({ where: { workspaceId: ws.id } })).toBe(0)
-    expect((await db.creditHold.findMany({ where: { workspaceId: ws.id } })).map((h) => h.jobId)).toEqual([otherJob])
+    expect((await holdsOf({ workspaceId: ws.id })).map((h) => h.jobId)).toEqual([otherJob])
     const balance = await db.workspace.findUniqueOrThrow({ where: { id: ws.id } })
     expect([balance.creditsAvailable, balance.creditsReserved]).toEqual([0, 10])
     expect(await reconcileLedger(db, { workspaceId: ws.id })).toMatchObject({ driftCredits: 0, holdAnomalies: [] })
@@ -441,9 +512,11 @@ describe('createJob in groups (submission-groups.ts, migration *_submit_jobs_gro
     // Nothing of the three refused jobs remains: no job, file, stage run, event, outbox row, hold or ledger entry.
     const everything = await Promise.all([
       db.job.count({ where: { workspaceId: ws.id } }),
-      db.jobFile.count({ where: { job: { workspaceId: ws.id } } }),
+      Promise.all(created.map(async (jobId) => (await written(jobId)).files.length)).then((n) =>
+        n.reduce((a, b) => a + b),
+      ),
       db.event.count({ where: { workspaceId: ws.id } }),
-      db.creditHold.count({ where: { workspaceId: ws.id } }),
+      holdsOf({ workspaceId: ws.id }).then((holds) => holds.length),
       // A reservation is its hold (migration *_reserve_recorded_by_hold): no entry row for any job.
       db.ledgerEntry.count({ where: { workspaceId: ws.id, jobId: { not: null } } }),
     ])

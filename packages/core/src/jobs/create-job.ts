@@ -99,6 +99,14 @@ export async function createJob(opts: {
     expiredAt: null,
     waitForReview: opts.options.waitForReview ?? false,
     errorGroupId: null,
+    // Where the statement of a lone submission keeps the job's one file and its pending hold instead of their own
+    // rows (SubmissionGroups); this object carries the file in `files` and the hold is the reservation's.
+    fileName: null,
+    fileType: null,
+    mimeType: null,
+    sizeBytes: null,
+    blobKey: null,
+    holdPeriod: null,
   }
   const files: JobFile[] = stored.map((f) => ({
     id: newId('file'),

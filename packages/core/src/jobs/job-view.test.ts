@@ -49,12 +49,34 @@ const row = (stageRuns: RunRow[]) =>
     expiredAt: null,
     waitForReview: false,
     errorGroupId: null,
+    fileName: null,
+    fileType: null,
+    mimeType: null,
+    sizeBytes: null,
+    blobKey: null,
+    holdPeriod: null,
     files: [],
     documents: [],
     stageRuns,
   }) as Row
 
 describe('toJobView', () => {
+  it("lists a lone job's file kept in the job row as its only file, with the job's pages", () => {
+    const inRow = {
+      ...row([]),
+      pageCount: 3,
+      fileName: 'scan.pdf',
+      fileType: 'pdf',
+      mimeType: 'application/pdf',
+      sizeBytes: 1234,
+      blobKey: 'ws_1/00/job_1/0',
+    }
+    expect(toJobView(inRow).files).toEqual([
+      { fileName: 'scan.pdf', fileType: 'pdf', mimeType: 'application/pdf', sizeBytes: 1234, pageCount: 3 },
+    ])
+    expect(toJobView(row([])).files).toEqual([])
+  })
+
   it('lists stages in pipeline order (DESIGN: "Stages, in order: source, initialization, parse, ..."), whatever their start times', () => {
     // Chained stages start within one millisecond, and the rows come back in any order among equal start times.
     const later = new Date(at.getTime() + 5)

@@ -1,5 +1,6 @@
 import { type JobStatus, stagePosition } from '@quire/domain'
 import type { Prisma } from '@quire/db'
+import { jobFilesOf } from './job-files.ts'
 
 /** The form-neutral read model of a job. Form A and Form B presenters shape it for the wire. */
 export type JobView = {
@@ -79,7 +80,7 @@ export function toJobView(row: JobRow): JobView {
     schemaId: row.schemaId,
     metadata: (row.metadata as Record<string, string> | null) ?? null,
     degradationReason: row.degradationReason,
-    files: row.files.map((f) => ({
+    files: jobFilesOf(row).map((f) => ({
       fileName: f.fileName,
       mimeType: f.mimeType,
       fileType: f.fileType,

@@ -7,6 +7,7 @@ import { ensurePlatformPipelines } from '../pipelines/pipelines.ts'
 import { createWorkspace } from '../workspaces/workspaces.ts'
 import { blobKeyFor, jobIdOfBlobKey } from './create-job.ts'
 import { submitTestJob } from './submit-job.test-helper.ts'
+import { jobFilesOf } from './job-files.ts'
 import { sweepUnownedBlobs } from './sweep-unowned-blobs.ts'
 
 // The sweep of stored files no live job owns, on real PostgreSQL and a real filesystem store.
@@ -60,7 +61,8 @@ describe('sweepUnownedBlobs', () => {
     await db.job.update({ where: { id: expired.jobId }, data: { expiredAt: new Date() } })
     const [liveKey, expiredKey] = await Promise.all(
       [live.jobId, expired.jobId].map(
-        async (id) => (await db.jobFile.findFirstOrThrow({ where: { jobId: id } })).blobKey,
+        async (id) =>
+          jobFilesOf(await db.job.findUniqueOrThrow({ where: { id }, include: { files: true } }))[0]!.blobKey,
       ),
     )
     await age(liveKey!, 2 * HOUR)

@@ -9,6 +9,7 @@ import { submitTestJob } from '../jobs/submit-job.test-helper.ts'
 import { ensurePlatformPipelines } from '../pipelines/pipelines.ts'
 import { createWorkspace } from '../workspaces/workspaces.ts'
 import { failJob, runStage, runStages } from './run-stage.ts'
+import { jobFilesOf } from '../jobs/job-files.ts'
 import { loadJobForStage, type StageDeps } from './stage-context.ts'
 
 // runStage on real PostgreSQL, a real blob store in a temporary directory and real PDFs. Crashes and cancellations
@@ -56,7 +57,9 @@ async function snapshot(jobId: string) {
     .flatMap((m) => fanoutEventIds(FanoutPayload.parse(m.payload)))
     .filter((id) => eventIds.has(id))
     .sort()
-  const hold = await db.creditHold.findUnique({ where: { jobId } })
+  // The ledger's view of holds: a lone submission's pending hold is kept in its job row until it is resolved.
+  const [hold] = await db.$queryRaw<{ status: string; amount: number; posted: number | null }[]>`
+    SELECT status::text AS status, amount, posted FROM ledger_holds WHERE job_id = ${jobId}`
   const ledger = await db.ledgerEntry.findMany({ where: { jobId }, orderBy: { kind: 'asc' } })
   return { job, stageRuns, documents, events, stageMessages, fanouts, hold, ledger }
 }
@@ -439,8 +442,22 @@ describe('runStage on real PostgreSQL', () => {
     })
     const byStage = <R extends { stage: string }>(runs: R[]) => [...runs].sort((x, y) => x.stage.localeCompare(y.stage))
     expect(loaded?.documents.length).toBeGreaterThan(0)
+    // Its files wherever they are kept (a lone submission's one file is in the job row), as the stages read them.
+    const files = jobFilesOf(prisma).map(
+      ({ position, fileName, fileType, mimeType, sizeBytes, pageCount, blobKey }) => ({
+        position,
+        fileName,
+        fileType,
+        mimeType,
+        sizeBytes,
+        pageCount,
+        blobKey,
+      }),
+    )
+    expect(files).toHaveLength(1)
     expect({ ...loaded, stageRuns: byStage(loaded!.stageRuns) }).toEqual({
       ...prisma,
+      files,
       stageRuns: byStage(prisma.stageRuns),
     })
     expect(await loadJobForStage(db, 'job_missing')).toBeNull()

@@ -1,8 +1,9 @@
 import type { PipelineDefinition, WorkerStage } from '@quire/domain'
-import { type Db, type Document, directQuery, type Job, type JobFile, type Prisma, type StageRun } from '@quire/db'
+import { type Db, type Document, directQuery, type Job, type Prisma, type StageRun } from '@quire/db'
 import type { OcrEngine, ParsePool } from '@quire/extraction'
 import type { BlobStore, Destinations } from '@quire/storage'
 import type { EventInput } from '../events/record-event.ts'
+import { jobFilesOf, type StoredFile } from '../jobs/job-files.ts'
 
 export type StageDeps = {
   db: Db
@@ -26,7 +27,7 @@ export type StageDeps = {
   checkpointMs?: number
 }
 
-export type LoadedJob = Job & { files: JobFile[]; documents: Document[]; stageRuns: StageRun[] }
+export type LoadedJob = Job & { files: StoredFile[]; documents: Document[]; stageRuns: StageRun[] }
 export type LoadedDocument = LoadedJob['documents'][number]
 
 type Row = Record<string, unknown>
@@ -60,7 +61,7 @@ export async function loadJobForStage(db: Db, jobId: string): Promise<LoadedJob 
   })
   if (!row) return null
   const j = row.job
-  return {
+  const job: Job = {
     id: str(j.id),
     workspaceId: str(j.workspace_id),
     pipelineId: str(j.pipeline_id),
@@ -88,19 +89,30 @@ export async function loadJobForStage(db: Db, jobId: string): Promise<LoadedJob 
     expiredAt: dateOrNull(j.expired_at),
     waitForReview: j.wait_for_review as boolean,
     errorGroupId: strOrNull(j.error_group_id),
-    files: row.files.map(
-      (f): JobFile => ({
-        id: str(f.id),
-        jobId: str(f.job_id),
-        position: num(f.position),
-        fileName: str(f.file_name),
-        fileType: str(f.file_type),
-        mimeType: str(f.mime_type),
-        sizeBytes: num(f.size_bytes),
-        pageCount: num(f.page_count),
-        blobKey: str(f.blob_key),
-      }),
-    ),
+    fileName: strOrNull(j.file_name),
+    fileType: strOrNull(j.file_type),
+    mimeType: strOrNull(j.mime_type),
+    sizeBytes: numOrNull(j.size_bytes),
+    blobKey: strOrNull(j.blob_key),
+    holdPeriod: j.hold_period == null ? null : date(`${j.hold_period as string}T00:00:00`),
+  }
+  return {
+    ...job,
+    // Its `job_files` rows, or the one file kept in the job row.
+    files: jobFilesOf({
+      ...job,
+      files: row.files.map(
+        (f): StoredFile => ({
+          position: num(f.position),
+          fileName: str(f.file_name),
+          fileType: str(f.file_type),
+          mimeType: str(f.mime_type),
+          sizeBytes: num(f.size_bytes),
+          pageCount: num(f.page_count),
+          blobKey: str(f.blob_key),
+        }),
+      ),
+    }),
     documents: row.documents.map(
       (d): Document => ({
         id: str(d.id),
