@@ -9,7 +9,7 @@ import { isExtractionError, isFileType } from '@quire/extraction'
 import type { BlobStore } from '@quire/storage'
 import { documentNotFound } from './get-document.ts'
 import type { PageRenderer } from './page-renderer.ts'
-import { jobFilesOf } from '../jobs/job-files.ts'
+import { JOB_FILES_SELECT, jobFilesOf } from '../jobs/job-files.ts'
 
 /**
  * Where a file page's image is kept: beside the file, under the file's key with a suffix, so the sweep of files no
@@ -36,18 +36,7 @@ export async function getDocumentPage(opts: {
     select: {
       pages: true,
       filePosition: true,
-      job: {
-        select: {
-          workspaceId: true,
-          pageCount: true,
-          fileName: true,
-          fileType: true,
-          mimeType: true,
-          sizeBytes: true,
-          blobKey: true,
-          files: true,
-        },
-      },
+      job: { select: { workspaceId: true, ...JOB_FILES_SELECT } },
     },
   })
   if (!d || d.job.workspaceId !== opts.workspaceId) throw await documentNotFound(opts)

@@ -2,7 +2,7 @@ import { isFinalStatus, type JobStatus } from '@quire/domain'
 import type { Db } from '@quire/db'
 import type { BlobStore } from '@quire/storage'
 import { failJob, failJobInTx } from '../stages/run-stage.ts'
-import { jobFilesOf } from './job-files.ts'
+import { JOB_FILES_SELECT, jobFilesOf } from './job-files.ts'
 
 /**
  * Retention: jobs older than `retentionMs` lose their result, documents and stored files; the job row stays so
@@ -26,18 +26,7 @@ export async function expireJobs(opts: { db: Db; blobs: BlobStore; retentionMs: 
           message: 'job reached retention before finishing',
         })
       }
-      const job = await tx.job.findUniqueOrThrow({
-        where: { id: row.id },
-        select: {
-          pageCount: true,
-          fileName: true,
-          fileType: true,
-          mimeType: true,
-          sizeBytes: true,
-          blobKey: true,
-          files: true,
-        },
-      })
+      const job = await tx.job.findUniqueOrThrow({ where: { id: row.id }, select: JOB_FILES_SELECT })
       await tx.document.deleteMany({ where: { jobId: row.id } })
       await tx.job.update({ where: { id: row.id }, data: { expiredAt: new Date() } })
       out.push({ id: row.id, blobKeys: jobFilesOf(job).map((f) => f.blobKey) })

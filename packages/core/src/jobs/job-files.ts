@@ -13,6 +13,17 @@ export type StoredFile = {
 
 type FileColumns = Pick<Job, 'pageCount' | 'fileName' | 'fileType' | 'mimeType' | 'sizeBytes' | 'blobKey'>
 
+/** What a Prisma read of a job selects for jobFilesOf: the job row's file columns and its `job_files` rows. */
+export const JOB_FILES_SELECT = {
+  pageCount: true,
+  fileName: true,
+  fileType: true,
+  mimeType: true,
+  sizeBytes: true,
+  blobKey: true,
+  files: true,
+} as const
+
 /**
  * A job's files in upload order: its `job_files` rows, or the one file a lone submission keeps in the job row
  * (migration `*_lone_job_file_and_hold_in_job_row`: position 0, the job's pages).
