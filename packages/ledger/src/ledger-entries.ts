@@ -89,7 +89,8 @@ function holdsFrom(
   const at = opts.position?.createdAt.toISOString() ?? null
   return db.$queryRaw`
     SELECT id, job_id, amount, created_at FROM ledger_holds
-    WHERE workspace_id = ${opts.workspaceId} AND amount > 0 AND (${opts.jobId ?? null}::text IS NULL OR job_id = ${opts.jobId ?? null}::text)
+    WHERE workspace_id = ${opts.workspaceId} AND amount > 0
+      AND (${opts.jobId ?? null}::text IS NULL OR job_id = ${opts.jobId ?? null}::text)
       AND (${at}::timestamp(3) IS NULL OR (created_at, id) < (${at}::timestamp(3), ${opts.position?.id ?? null}::text))
     ORDER BY created_at DESC, id DESC
     LIMIT ${opts.limit + 1}`
