@@ -1,4 +1,4 @@
-import { readdir, writeFile } from 'node:fs/promises'
+import { readdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { FILE_TYPES, newId } from '@quire/domain'
 import { DIRECT_DISPATCH_GRACE_MS, FANOUT_QUEUE, PRIORITY, jobKeys } from '@quire/queues'
@@ -142,6 +142,54 @@ describe('createJob', () => {
     expect(await holdsOf({ workspaceId: ws.id })).toEqual([])
     for (const jobDir of await readdir(path.join(blobDir, ws.id))) {
       expect(await readdir(path.join(blobDir, ws.id, jobDir))).toEqual([])
+    }
+  })
+
+  it("the file moves into the store while the statement runs: a job written whose file could not be stored fails at once (file_not_stored, hold released) and the move's error is thrown; a refusal with a failed move writes nothing", async () => {
+    const ws = await createWorkspace({ db, name: 'create-job lost file', apiForm: 'B', credits: 10 })
+    const broke = await createWorkspace({ db, name: 'create-job lost file, no credits', apiForm: 'B', credits: 0 })
+    const pipeline = await resolvePipeline({ db, workspaceId: ws.id, allowDraftVersion: false })
+    // A file taken in and then gone from its temporary path before createJob: the move (rename, then copy) fails.
+    const lostUpload = async (workspaceId: string) => {
+      const bytes = await textPdf([INVOICE_LINES])
+      const tempPath = path.join(dir, `upload-${newId('lost')}.pdf`)
+      await writeFile(tempPath, bytes)
+      const file = await intakeFile({
+        db,
+        workspaceId,
+        file: { tempPath, fileName: 'invoice.pdf', sizeBytes: bytes.length },
+        definition: pipeline.definition,
+        formTypes: FILE_TYPES,
+      })
+      await rm(tempPath)
+      return file
+    }
+    const create = async (workspaceId: string) =>
+      createJob({
+        db,
+        blobs,
+        workspaceId,
+        pipeline,
+        files: [await lostUpload(workspaceId)],
+        options: { priority: 'standard', executionMode: 'async', environment: 'production' },
+      })
+    expect(await create(ws.id).catch((e: unknown) => e)).toMatchObject({ code: 'ENOENT' })
+    const [job] = await db.job.findMany({ where: { workspaceId: ws.id } })
+    expect(job).toMatchObject({ status: 'failed', errorCode: 'file_not_stored', creditsUsed: 0 })
+    expect(await holdsOf({ jobId: job!.id })).toMatchObject([{ status: 'voided' }])
+    const balance = await db.workspace.findUniqueOrThrow({ where: { id: ws.id } })
+    expect([balance.creditsAvailable, balance.creditsReserved]).toEqual([10, 0])
+    // The job's end as every failed job's (`job.finished`: `job.failed` in both forms' webhooks).
+    expect(await db.event.findMany({ where: { jobId: job!.id }, select: { type: true } })).toContainEqual({
+      type: 'job.finished',
+    })
+    expect(await reconcileLedger(db, { workspaceId: ws.id })).toMatchObject({ driftCredits: 0, holdAnomalies: [] })
+
+    // Refused (no credits) while its move fails too: no job, nothing in the store.
+    expect(await create(broke.id).catch((e: unknown) => e)).toMatchObject({ code: 'PAYMENT_REQUIRED' })
+    expect(await db.job.count({ where: { workspaceId: broke.id } })).toBe(0)
+    for (const jobDir of await readdir(path.join(blobDir, broke.id)).catch(() => [])) {
+      expect(await readdir(path.join(blobDir, broke.id, jobDir))).toEqual([])
     }
   })
 

@@ -4,6 +4,7 @@ import { explainReservationRefusal } from '@quire/ledger'
 import { type OutboxRow, outboxRowsOf, type Priority } from '@quire/queues'
 import type { BlobStore } from '@quire/storage'
 import { eventRow } from '../events/record-event.ts'
+import { failJob } from '../stages/run-stage.ts'
 import type { ResolvedPipeline } from '../pipelines/pipelines.ts'
 import { type KeyState, PrincipalChanged } from '../workspaces/api-keys.ts'
 import type { InspectedFile } from './inspect-files.ts'
@@ -26,8 +27,17 @@ export type JobOptions = {
 }
 
 /**
- * Creates one job from one or more inspected files: stores the files, then in one statement writes the job, queues
- * its first stage through the outbox and reserves credits. No credits, no job.
+ * Creates one job from one or more inspected files: stores the files while one statement writes the job, queues its
+ * first stage through the outbox and reserves credits. No credits, no job.
+ *
+ * The files are moved into the store during the statement rather than before it: a submission waits for the longer
+ * of the two instead of both (at one connection the move's round trip through libuv's pool was about a tenth of a
+ * submission's latency; bench/README.md, 2026-12-06 15:00). Nothing can run the job before both are done: its first
+ * stage goes to BullMQ after this returns, and the relay leaves its outbox row alone for DIRECT_DISPATCH_GRACE_MS.
+ * A statement that refuses or fails has its files removed from the store (or given back, for PrincipalChanged) once
+ * their moves are over. A job written whose file could not be stored is failed at once (`file_not_stored`, its hold
+ * released) and the move's error thrown: the caller never hears of the job, as when a process dies between the two,
+ * where initialization fails the job for its missing file.
  *
  * Every submission runs this, so the write goes with the workspace's other submissions of the moment
  * (submission-groups.ts): one call of the PL/pgSQL function `submit_jobs` (migration `*_submit_jobs_grouped`) in
@@ -68,7 +78,7 @@ export async function createJob(opts: {
     position,
     blobKey: blobKeyFor(opts.workspaceId, jobId, position),
   }))
-  for (const f of stored) await opts.blobs.putFile(f.blobKey, f.tempPath)
+  const moves = Promise.allSettled(stored.map((f) => opts.blobs.putFile(f.blobKey, f.tempPath)))
   // Every column given explicitly (no database defaults), so these objects are exactly the rows written.
   const now = new Date()
   const job: Job = {
@@ -137,14 +147,30 @@ export async function createJob(opts: {
       confirmKey: opts.confirmKey ?? null,
     })
   } catch (err) {
+    await moves
     await Promise.all(stored.map((f) => opts.blobs.delete(f.blobKey)))
     throw err
   }
+  const moved = await moves
   if (submitted.answer === 'key_changed') {
-    await Promise.all(stored.map((f) => opts.blobs.takeFile(f.blobKey, f.tempPath)))
+    // A file whose move failed is still at its temporary path; a copy it may have left in the store goes.
+    await Promise.all(
+      stored.map((f, i) =>
+        moved[i]!.status === 'fulfilled' ? opts.blobs.takeFile(f.blobKey, f.tempPath) : opts.blobs.delete(f.blobKey),
+      ),
+    )
     throw new PrincipalChanged()
   }
-  if (submitted.answer !== 'held') {
+  if (submitted.answer === 'held') {
+    const failed = moved.find((m) => m.status === 'rejected')
+    if (failed) {
+      await failJob(
+        { db: opts.db },
+        { jobId, code: 'file_not_stored', message: 'the uploaded file could not be stored' },
+      )
+      throw failed.reason
+    }
+  } else {
     await Promise.all(stored.map((f) => opts.blobs.delete(f.blobKey)))
     // Refused inside the statement, against what the jobs before it left; `exists` and `missing` are explained by a
     // read (a hold already there, or the workspace gone).
