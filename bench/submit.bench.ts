@@ -27,12 +27,8 @@ import {
   settleDatabase,
 } from './lib/kit.ts'
 
-// Many short rounds rather than a few long ones: this host's speed drifts over seconds to minutes, and a side measured
-// 30 s after another can meet another phase. Two API processes of the same code, measured as two sides in rounds of
-// 6 s, came out at 0.70× and 0.82× of the floor in one run and 0.52× and 0.76× in another; in rounds of 2 s, at 0.769×
-// and 0.770× (bench/README.md, 2026-12-06 15:00). The same 32 s per side and load.
-const ROUNDS = QUICK ? 1 : 16
-const SECONDS = QUICK ? 1 : 2
+const ROUNDS = QUICK ? 1 : 4
+const SECONDS = QUICK ? 1 : 8
 const CONNECTIONS = [1, 8]
 
 // The key the floor accepts (it keeps its own key table); the baselines' processes inherit this environment.

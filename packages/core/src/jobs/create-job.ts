@@ -31,9 +31,10 @@ export type JobOptions = {
  * first stage through the outbox and reserves credits. No credits, no job.
  *
  * The files are moved into the store during the statement rather than before it: a submission waits for the longer
- * of the two instead of both (at one connection the move's round trip through libuv's pool was about a tenth of a
- * submission's latency; bench/README.md, 2026-12-06 15:00). Nothing can run the job before both are done: its first
- * stage goes to BullMQ after this returns, and the relay leaves its outbox row alone for DIRECT_DISPATCH_GRACE_MS.
+ * of the two instead of both (a rename's trip through libuv's pool, an upload to S3; paired runs at one connection
+ * against moving first: +1% to +19%, bench/README.md, 2026-12-06 15:20). Nothing can run the job before both are
+ * done: its first stage goes to BullMQ after this returns, and the relay leaves its outbox row alone for
+ * DIRECT_DISPATCH_GRACE_MS.
  * A statement that refuses or fails has its files removed from the store (or given back, for PrincipalChanged) once
  * their moves are over. A job written whose file could not be stored is failed at once (`file_not_stored`, its hold
  * released) and the move's error thrown: the caller never hears of the job, as when a process dies between the two,
