@@ -206,6 +206,11 @@ export async function startApps(
   const stopAll = async () => {
     await Promise.all(procs.map(({ child }) => stopChild(child)))
     await Promise.all(Object.values(watched).map((q) => q.close()))
+    // The run's queues (hundreds of thousands of jobs after a submit scenario) go with it: left in Redis, every later
+    // run would measure against a fuller server.
+    await deleteKeys(redis, `${env.QUIRE_QUEUE_PREFIX}:*`).catch((e) =>
+      console.error(`could not delete ${label}'s queue keys: ${e.message}`),
+    )
     redis.disconnect()
     rmSync(dir, { recursive: true, force: true })
     await db.drop().catch((e) => console.error(`could not drop ${label} database: ${e.message}`))
@@ -235,6 +240,16 @@ export async function startApps(
       return p.child.pid
     },
     stop: stopAll,
+  }
+}
+
+/** Deletes every key matching `pattern` (SCAN, then UNLINK in batches: the server never blocks on one big call). */
+async function deleteKeys(redis: ReturnType<typeof createRedis>, pattern: string): Promise<void> {
+  // A cluster's keys are scanned node by node; the prefix's hash tag keeps them all on one.
+  const servers = 'nodes' in redis ? redis.nodes('master') : [redis]
+  for (const server of servers) {
+    for await (const keys of server.scanStream({ match: pattern, count: 1000 }) as AsyncIterable<string[]>)
+      if (keys.length > 0) await server.unlink(...keys)
   }
 }
 
