@@ -30,15 +30,14 @@ export type JobOptions = {
  * Creates one job from one or more inspected files: stores the files while one statement writes the job, queues its
  * first stage through the outbox and reserves credits. No credits, no job.
  *
- * The files are moved into the store during the statement rather than before it: a submission waits for the longer
- * of the two instead of both (a rename's trip through libuv's pool, an upload to S3; paired runs at one connection
- * against moving first: +1% to +19%, bench/README.md, 2026-12-06 15:20). Nothing can run the job before both are
- * done: its first stage goes to BullMQ after this returns, and the relay leaves its outbox row alone for
- * DIRECT_DISPATCH_GRACE_MS.
- * A statement that refuses or fails has its files removed from the store (or given back, for PrincipalChanged) once
- * their moves are over. A job written whose file could not be stored is failed at once (`file_not_stored`, its hold
- * released) and the move's error thrown: the caller never hears of the job, as when a process dies between the two,
- * where initialization fails the job for its missing file.
+ * The files are moved into the store during the statement rather than before it: a submission waits for the longer of
+ * the two instead of both (a rename's trip through libuv's pool, an upload to S3; paired runs at one connection against
+ * moving first: +1% to +19%, bench/README.md, 2026-12-06 15:20). Nothing can run the job before both are done: its
+ * first stage goes to BullMQ after this returns, and the relay leaves its outbox row alone for
+ * DIRECT_DISPATCH_GRACE_MS. A statement that refuses or fails has its files removed from the store (or given back, for
+ * PrincipalChanged) once their moves are over. A job written whose file could not be stored is failed at once
+ * (`file_not_stored`, its hold released) and the move's error thrown: the caller never hears of the job, as when a
+ * process dies between the two, where initialization fails the job for its missing file.
  *
  * Every submission runs this, so the write goes with the workspace's other submissions of the moment
  * (submission-groups.ts): one call of the PL/pgSQL function `submit_jobs` (migration `*_submit_jobs_grouped`) in

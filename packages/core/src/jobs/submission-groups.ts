@@ -81,20 +81,19 @@ class SubmissionGroups {
  * What `submit_jobs` writes for one job, as one statement of data-modifying CTEs: the key confirmed, the credits
  * reserved by the ledger's conditional UPDATE (balance, spending cap of the current UTC month; after the ledger's
  * per-workspace queue, the advisory lock of `ledger_reserve_credits`), and only when both held: the job, the
- * `stage.exited` event of `source` (fanned out already unless the workspace has a webhook, then with its fan-out
- * row) and the first stage's outbox row. The job's one file and its pending hold (which records the reservation: no
- * `reserve` entry, migration `*_reserve_recorded_by_hold`) are columns of the job row, not rows of their own
- * (migration `*_lone_job_file_and_hold_in_job_row`: two tables, six indexes and two foreign-key checks fewer;
- * bench/README.md, 2026-12-06 12:08). Nothing is written otherwise, so a refusal needs no clean-up. It takes
- * `submit_jobs`' parameters in their order, each per-job value as itself, without the retired ones and with the
- * file's five columns in place of the files' arrays (submissionValues, `'one'`), used where they are needed. Both
- * outbox rows (the first stage's, and the fan-out's when owed) go in one INSERT. At one connection each submission
- * pays the statement's fixed costs alone, so its plan is kept small: a CTE of the job's values joined into every
- * insert cost about 14% of PostgreSQL's CPU per submission, a second insert into the outbox about 12%
- * (bench/README.md, 2026-11-30). No `source` stage run: that stage ends as the job is created, and its event says so
- * (migration `*_source_stage_not_recorded`). The answer
- * is `submit_jobs`' own, or `undecided`: refused, yet the statement's snapshot shows enough credits (another
- * transaction changed the balance meanwhile).
+ * `stage.exited` event of `source` (fanned out already unless the workspace has a webhook, then with its fan-out row)
+ * and the first stage's outbox row. The job's one file and its pending hold (which records the reservation: no
+ * `reserve` entry, migration `*_reserve_recorded_by_hold`) are columns of the job row, not rows of their own (migration
+ * `*_lone_job_file_and_hold_in_job_row`: two tables, six indexes and two foreign-key checks fewer; bench/README.md,
+ * 2026-12-06 12:08). Nothing is written otherwise, so a refusal needs no clean-up. It takes `submit_jobs`' parameters
+ * in their order, each per-job value as itself, without the retired ones and with the file's five columns in place of
+ * the files' arrays (submissionValues, `'one'`), used where they are needed. Both outbox rows (the first stage's, and
+ * the fan-out's when owed) go in one INSERT. At one connection each submission pays the statement's fixed costs alone,
+ * so its plan is kept small: a CTE of the job's values joined into every insert cost about 14% of PostgreSQL's CPU per
+ * submission, a second insert into the outbox about 12% (bench/README.md, 2026-11-30). No `source` stage run: that
+ * stage ends as the job is created, and its event says so (migration `*_source_stage_not_recorded`). The answer is
+ * `submit_jobs`' own, or `undecided`: refused, yet the statement's snapshot shows enough credits (another transaction
+ * changed the balance meanwhile).
  */
 const SUBMIT_ONE = {
   name: 'submit_one',
