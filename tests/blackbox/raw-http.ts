@@ -152,6 +152,10 @@ function exchange(opts: RawRequestOptions): Promise<RawResponse> {
               socket.on('drain', go)
               socket.on('close', go)
             })
+          } else {
+            // Loopback buffers take tens of MB before a write reports backpressure; without a turn of the event loop
+            // here the answer would sit unread while the server, done lingering, resets the connection under it.
+            await new Promise<void>((r) => setImmediate(r))
           }
         }
       }
